@@ -1,0 +1,195 @@
+/* dispatch.c: one hop between the ABI layer and the backends. Reads the settings once, applies
+ * the BLAS quick return, picks CPU or GPU for each call, falls back to the CPU when the GPU
+ * fails, and writes the trace line. */
+#include "fg.h"
+
+#include <fastgemm.h>
+
+#include <errno.h>
+#include <fcntl.h>
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <time.h>
+#include <unistd.h>
+
+static fg_config config;
+static int trace_fd = -1;
+static pthread_once_t config_once = PTHREAD_ONCE_INIT;
+static _Thread_local fastgemm_backend last_backend = FASTGEMM_BACKEND_NONE;
+static atomic_int warned_no_device;
+
+void fg_warn(const char *fmt, ...)
+{
+    char line[512];
+    va_list ap;
+    va_start(ap, fmt);
+    int len = vsnprintf(line, sizeof line - 1, fmt, ap);
+    va_end(ap);
+    if (len < 0) return;
+    if (len > (int)sizeof line - 2) len = (int)sizeof line - 2;
+    line[len++] = '\n';
+    fprintf(stderr, "fastgemm: %.*s", len, line);
+}
+
+static void read_config(void)
+{
+    const char *s = getenv("FASTGEMM_MODE");
+    config.mode = FG_MODE_AUTO;
+    if (s && *s) {
+        if (!strcasecmp(s, "auto")) config.mode = FG_MODE_AUTO;
+        else if (!strcasecmp(s, "gpu")) config.mode = FG_MODE_GPU;
+        else if (!strcasecmp(s, "cpu")) config.mode = FG_MODE_CPU;
+        else fg_warn("FASTGEMM_MODE='%s' is not auto, gpu or cpu; using auto", s);
+    }
+
+    s = getenv("FASTGEMM_DEVICE");
+    config.device = 0;
+    if (s && *s) {
+        char *end;
+        errno = 0;
+        long d = strtol(s, &end, 10);
+        if (errno || *end || d < 0 || d > 1024)
+            fg_warn("FASTGEMM_DEVICE='%s' is not a device number; using 0", s);
+        else
+            config.device = (int)d;
+    }
+
+    s = getenv("FASTGEMM_TRACE");
+    if (s && *s && strcmp(s, "0") != 0) {
+        if (!strcmp(s, "1")) {
+            trace_fd = STDERR_FILENO;
+        } else {
+            trace_fd = open(s, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
+            if (trace_fd < 0)
+                fg_warn("FASTGEMM_TRACE='%s' cannot be opened (%s); tracing is off", s,
+                        strerror(errno));
+        }
+    }
+}
+
+const fg_config *fg_get_config(void)
+{
+    pthread_once(&config_once, read_config);
+    return &config;
+}
+
+static double now_s(void)
+{
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
+}
+
+static void finish(const fg_gemm_args *g, fastgemm_backend b, const char *why, double t0)
+{
+    last_backend = b;
+    if (trace_fd < 0) return;
+    double dt = now_s() - t0;
+    double flops = 2.0 * (double)g->m * (double)g->n * (double)g->k;
+    double gflops = (b == FASTGEMM_BACKEND_NONE || dt <= 0) ? 0.0 : flops / dt * 1e-9;
+    char line[512];
+    int len = snprintf(line, sizeof line,
+                       "fastgemm: %s %c%c m=%lld n=%lld k=%lld backend=%s time=%.3f ms "
+                       "%.1f GFLOP/s%s%s%s\n",
+                       g->name, g->ta, g->tb, (long long)g->m, (long long)g->n, (long long)g->k,
+                       fastgemm_backend_name(b), dt * 1e3, gflops, why ? " (" : "",
+                       why ? why : "", why ? ")" : "");
+    if (len > (int)sizeof line - 1) {
+        len = (int)sizeof line - 1;
+        line[len - 1] = '\n';
+    }
+    /* One write per line: lines from concurrent calls do not interleave. */
+    ssize_t w = write(trace_fd, line, (size_t)len);
+    (void)w;
+}
+
+/* FASTGEMM_MODE=auto, until the calibrated cost model exists: the GPU takes host operands when
+ * the problem is large in every dimension, where the copies are paid for several times over. */
+static int auto_wants_gpu(const fg_gemm_args *g)
+{
+    return g->m >= 512 && g->n >= 512 && g->k >= 512 &&
+           (double)g->m * (double)g->n * (double)g->k >= 1e9;
+}
+
+void fg_gemm_rejected(void) { last_backend = FASTGEMM_BACKEND_NONE; }
+
+int fg_gemm(const fg_gemm_args *g)
+{
+    const fg_config *cfg = fg_get_config();
+    double t0 = now_s();
+
+    if (g->m == 0 || g->n == 0 || ((g->alpha == 0 || g->k == 0) && g->beta == 1)) {
+        finish(g, FASTGEMM_BACKEND_NONE, NULL, t0);
+        return 0;
+    }
+
+    fg_operands ops;
+    fg_gpu_classify(g, &ops);
+    int on_device = ops.a == FG_MEM_DEVICE || ops.b == FG_MEM_DEVICE || ops.c == FG_MEM_DEVICE;
+    int managed = ops.a == FG_MEM_MANAGED || ops.b == FG_MEM_MANAGED || ops.c == FG_MEM_MANAGED;
+
+    /* Device operands cannot be read by the CPU BLAS: they go to the GPU in every mode. */
+    int want_gpu = on_device || cfg->mode == FG_MODE_GPU ||
+                   (cfg->mode == FG_MODE_AUTO && (managed || auto_wants_gpu(g)));
+    int device = ops.device >= 0 ? ops.device : cfg->device;
+    const char *fallback = NULL;
+    char why[256] = "";
+
+    if (want_gpu) {
+        if (ops.device == -2) {
+            fallback = "operands on different devices";
+        } else if (fg_gpu_usable(&device)) {
+            int rc = fg_gpu_gemm(g, &ops, device, why, sizeof why);
+            if (rc == FG_GPU_OK) {
+                finish(g, FASTGEMM_BACKEND_GPU, NULL, t0);
+                return 0;
+            }
+            if (rc == FG_GPU_FAILED_C_WRITTEN && g->beta != 0) {
+                /* C was partly overwritten and its old values are needed: nothing can redo it. */
+                fg_warn("%s: the GPU failed after C was partly written (%s); C is not valid",
+                        g->name, why);
+                finish(g, FASTGEMM_BACKEND_NONE, why, t0);
+                return -1;
+            }
+            fallback = why;
+        } else if (cfg->mode == FG_MODE_GPU || on_device) {
+            fallback = "no usable CUDA device";
+            if (!atomic_exchange(&warned_no_device, 1))
+                fg_warn("no usable CUDA device; GEMMs run on the CPU");
+        }
+    }
+
+    if (on_device) {
+        char why2[256] = "";
+        if (fg_gpu_staged_cpu_gemm(g, &ops, why2, sizeof why2) != 0) {
+            fg_warn("%s: the GPU failed (%s) and the device operands cannot be read (%s); "
+                    "C is not computed",
+                    g->name, fallback ? fallback : "?", why2);
+            finish(g, FASTGEMM_BACKEND_NONE, "failed", t0);
+            return -1;
+        }
+    } else {
+        fg_cpu_gemm(g);
+    }
+    finish(g, fallback ? FASTGEMM_BACKEND_CPU_FALLBACK : FASTGEMM_BACKEND_CPU, fallback, t0);
+    return 0;
+}
+
+FG_EXPORT const char *fastgemm_version(void) { return FASTGEMM_VERSION_STRING; }
+
+FG_EXPORT fastgemm_backend fastgemm_last_backend(void) { return last_backend; }
+
+FG_EXPORT const char *fastgemm_backend_name(fastgemm_backend b)
+{
+    switch (b) {
+    case FASTGEMM_BACKEND_CPU: return "cpu";
+    case FASTGEMM_BACKEND_GPU: return "gpu";
+    case FASTGEMM_BACKEND_CPU_FALLBACK: return "cpu-fallback";
+    default: return "none";
+    }
+}

@@ -1,0 +1,92 @@
+/* fg.h: what the layers of libfastgemm share (private; never installed).
+ * One GEMM request travels as an fg_gemm_args from the ABI layer (blas/gemm.c) through the
+ * dispatcher (blas/dispatch.c) to a backend (cpu_ref/cpu_blas.c or cuda/runtime.cu). */
+#ifndef FG_H
+#define FG_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define FG_HIDDEN __attribute__((visibility("hidden")))
+#define FG_EXPORT __attribute__((visibility("default")))
+
+typedef enum { FG_F32 = 0, FG_F64 = 1 } fg_dtype;
+
+/* A column-major GEMM, arguments already checked: ta, tb are 'N' or 'T'. alpha and beta are
+ * held as double (exact for float values). */
+typedef struct {
+    fg_dtype dt;
+    char ta, tb;
+    int64_t m, n, k, lda, ldb, ldc;
+    double alpha, beta;
+    const void *a, *b;
+    void *c;
+    const char *name; /* the entry point, for the trace: "sgemm_", "cblas_dgemm", ... */
+} fg_gemm_args;
+
+static inline size_t fg_elem_size(fg_dtype dt) { return dt == FG_F32 ? 4 : 8; }
+/* op(A) is m x k; A as stored has rows_a(g) rows and cols_a(g) columns. Same for B (k x n). */
+static inline int64_t fg_rows_a(const fg_gemm_args *g) { return g->ta == 'N' ? g->m : g->k; }
+static inline int64_t fg_cols_a(const fg_gemm_args *g) { return g->ta == 'N' ? g->k : g->m; }
+static inline int64_t fg_rows_b(const fg_gemm_args *g) { return g->tb == 'N' ? g->k : g->n; }
+static inline int64_t fg_cols_b(const fg_gemm_args *g) { return g->tb == 'N' ? g->n : g->k; }
+
+/* blas/gemm.c: the Fortran BLAS argument check; returns the first bad argument's position or 0. */
+FG_HIDDEN int fg_check_args(char ta, char tb, int64_t m, int64_t n, int64_t k, int64_t lda,
+                            int64_t ldb, int64_t ldc);
+/* Normalises a valid transpose character to 'N' or 'T'. */
+FG_HIDDEN char fg_norm_trans(char t);
+
+/* blas/dispatch.c: runs a checked GEMM on the right backend. Returns 0, or -1 when C could not
+ * be computed (only when device operands became unreadable). */
+FG_HIDDEN int fg_gemm(const fg_gemm_args *g);
+/* Records that the calling thread's last call was rejected (fastgemm_last_backend: none). */
+FG_HIDDEN void fg_gemm_rejected(void);
+FG_HIDDEN void fg_warn(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+/* Where an operand lives, as the CUDA driver sees it. */
+typedef enum { FG_MEM_HOST = 0, FG_MEM_DEVICE = 1, FG_MEM_MANAGED = 2 } fg_mem_kind;
+typedef struct {
+    fg_mem_kind a, b, c;
+    int device; /* the ordinal of the device operands, -1 when there are none */
+} fg_operands;
+
+/* cpu_ref/cpu_blas.c: the CPU side, on host (or managed) memory. */
+FG_HIDDEN void fg_cpu_gemm(const fg_gemm_args *g);
+FG_HIDDEN void fg_host_scale_c(const fg_gemm_args *g); /* C = beta*C; beta = 0 writes zeros */
+FG_HIDDEN const char *fg_cpu_blas_name(void);
+
+/* cuda/runtime.cu: the GPU side. Nothing here touches CUDA until called. */
+/* Fills ops from the CUDA driver's pointer attributes; all host when the process has not loaded
+ * the driver (then no pointer can be device memory). ops->device: the device operands' ordinal,
+ * -1 when there are none, -2 when they are on different devices. */
+FG_HIDDEN void fg_gpu_classify(const fg_gemm_args *g, fg_operands *ops);
+/* Probes the devices once. 1 when *device (out of range: replaced by 0) is usable. */
+FG_HIDDEN int fg_gpu_usable(int *device);
+/* Runs g on the GPU `device`. 0 on success; otherwise a one-line reason in why and
+ * FG_GPU_FAILED (C untouched: any backend may redo the call) or FG_GPU_FAILED_C_WRITTEN (C may
+ * have been partly written: only a call with beta = 0 can be redone). */
+enum { FG_GPU_OK = 0, FG_GPU_FAILED = 1, FG_GPU_FAILED_C_WRITTEN = 2 };
+FG_HIDDEN int fg_gpu_gemm(const fg_gemm_args *g, const fg_operands *ops, int device, char *why,
+                          size_t whylen);
+/* After a GPU failure with device operands: copies them to the host, runs the CPU BLAS, and
+ * copies C back. Returns 0, or -1 when the device memory cannot be read any more. */
+FG_HIDDEN int fg_gpu_staged_cpu_gemm(const fg_gemm_args *g, const fg_operands *ops, char *why,
+                                     size_t whylen);
+
+/* blas/dispatch.c: the settings, read once from the environment. */
+typedef enum { FG_MODE_AUTO = 0, FG_MODE_GPU, FG_MODE_CPU } fg_mode;
+typedef struct {
+    fg_mode mode;
+    int device; /* FASTGEMM_DEVICE, default 0 */
+} fg_config;
+FG_HIDDEN const fg_config *fg_get_config(void);
+
+#ifdef __cplusplus
+}
+#endif
+#endif /* FG_H */

@@ -1,0 +1,154 @@
+/* gemm.c: the ABI layer. sgemm_/dgemm_ (gfortran ABI), the ILP64 sgemm_64_/dgemm_64_,
+ * cblas_sgemm/cblas_dgemm and fastgemm_sgemm/dgemm: each checks its arguments in netlib order,
+ * reports a bad one the way its convention says, and hands a column-major request to fg_gemm. */
+#include "fg.h"
+
+#include <fastgemm.h>
+
+/* Error handlers: the application's own definitions take precedence (see xerbla.c). */
+void xerbla_(const char *srname, const int *info, size_t len);
+void xerbla_64_(const char *srname, const int64_t *info, size_t len);
+void cblas_xerbla(int info, const char *rout, const char *form, ...);
+FG_HIDDEN extern _Thread_local int fg_cblas_row_major; /* for our default cblas_xerbla */
+
+static char upper(char c) { return (c >= 'a' && c <= 'z') ? (char)(c - 'a' + 'A') : c; }
+
+char fg_norm_trans(char t) { return upper(t) == 'N' ? 'N' : 'T'; }
+
+/* The checks of the reference SGEMM, in its order; the value is the argument's position. */
+int fg_check_args(char ta, char tb, int64_t m, int64_t n, int64_t k, int64_t lda, int64_t ldb,
+                  int64_t ldc)
+{
+    ta = upper(ta);
+    tb = upper(tb);
+    int64_t nrowa = ta == 'N' ? m : k;
+    int64_t nrowb = tb == 'N' ? k : n;
+    if (ta != 'N' && ta != 'T' && ta != 'C') return 1;
+    if (tb != 'N' && tb != 'T' && tb != 'C') return 2;
+    if (m < 0) return 3;
+    if (n < 0) return 4;
+    if (k < 0) return 5;
+    if (lda < (nrowa > 1 ? nrowa : 1)) return 8;
+    if (ldb < (nrowb > 1 ? nrowb : 1)) return 10;
+    if (ldc < (m > 1 ? m : 1)) return 13;
+    return 0;
+}
+
+/* Fortran ABI: every argument by reference, the lengths of the two CHARACTER arguments last. */
+#define FG_F77_GEMM(NAME, SRNAME, T, INT, DT, XERBLA)                                             \
+    FG_EXPORT void NAME(const char *ta, const char *tb, const INT *m, const INT *n, const INT *k, \
+                        const T *alpha, const T *a, const INT *lda, const T *b, const INT *ldb,  \
+                        const T *beta, T *c, const INT *ldc, size_t lta, size_t ltb)             \
+    {                                                                                            \
+        (void)lta;                                                                               \
+        (void)ltb;                                                                               \
+        int info = fg_check_args(*ta, *tb, *m, *n, *k, *lda, *ldb, *ldc);                        \
+        if (info) {                                                                              \
+            INT i = info;                                                                        \
+            fg_gemm_rejected();                                                                  \
+            XERBLA(SRNAME, &i, 6);                                                               \
+            return;                                                                              \
+        }                                                                                        \
+        fg_gemm_args g = {DT,   fg_norm_trans(*ta), fg_norm_trans(*tb), *m, *n, *k, *lda, *ldb, \
+                          *ldc, *alpha,             *beta,              a,  b,  c,  #NAME};     \
+        fg_gemm(&g);                                                                             \
+    }
+
+FG_F77_GEMM(sgemm_, "SGEMM ", float, int, FG_F32, xerbla_)
+FG_F77_GEMM(dgemm_, "DGEMM ", double, int, FG_F64, xerbla_)
+FG_F77_GEMM(sgemm_64_, "SGEMM ", float, int64_t, FG_F32, xerbla_64_)
+FG_F77_GEMM(dgemm_64_, "DGEMM ", double, int64_t, FG_F64, xerbla_64_)
+
+/* CBLAS. Values of the reference cblas.h enums. */
+enum { CBLAS_ROW_MAJOR = 101, CBLAS_COL_MAJOR = 102 };
+enum { CBLAS_NO_TRANS = 111, CBLAS_TRANS = 112, CBLAS_CONJ_TRANS = 113 };
+
+static char cblas_trans(int t)
+{
+    return t == CBLAS_NO_TRANS ? 'N' : (t == CBLAS_TRANS || t == CBLAS_CONJ_TRANS) ? 'T' : 0;
+}
+
+/* As the reference CBLAS: layout is argument 1, TransA 2, TransB 3; the rest is checked on the
+ * column-major problem the call becomes (A and B, M and N swapped for row-major) and reported as
+ * its Fortran position + 1. cblas_xerbla turns those into the row-major positions itself when
+ * the caller is row-major (the reference's RowMajorStrg protocol). */
+static void cblas_gemm(fg_dtype dt, const char *rout, int layout, int transa, int transb,
+                       int64_t m, int64_t n, int64_t k, double alpha, const void *a, int64_t lda,
+                       const void *b, int64_t ldb, double beta, void *c, int64_t ldc)
+{
+    char ta = cblas_trans(transa), tb = cblas_trans(transb);
+    int row = layout == CBLAS_ROW_MAJOR;
+    fg_gemm_args g = {dt, ta, tb, m, n, k, lda, ldb, ldc, alpha, beta, a, b, c, rout};
+    if (row) {
+        g = (fg_gemm_args){dt, tb, ta, n, m, k, ldb, lda, ldc, alpha, beta, b, a, c, rout};
+    }
+    fg_cblas_row_major = row;
+    fg_gemm_rejected();
+    if (layout != CBLAS_ROW_MAJOR && layout != CBLAS_COL_MAJOR) {
+        fg_cblas_row_major = 0;
+        cblas_xerbla(1, rout, "Illegal layout setting, %d\n", layout);
+    } else if (!ta) {
+        cblas_xerbla(2, rout, "Illegal TransA setting, %d\n", transa);
+    } else if (!tb) {
+        cblas_xerbla(3, rout, "Illegal TransB setting, %d\n", transb);
+    } else {
+        int info = fg_check_args(g.ta, g.tb, g.m, g.n, g.k, g.lda, g.ldb, g.ldc);
+        if (info)
+            cblas_xerbla(info + 1, rout, "");
+        else
+            fg_gemm(&g);
+    }
+    fg_cblas_row_major = 0;
+}
+
+FG_EXPORT void cblas_sgemm(int layout, int transa, int transb, const int m, const int n,
+                           const int k, const float alpha, const float *a, const int lda,
+                           const float *b, const int ldb, const float beta, float *c,
+                           const int ldc)
+{
+    cblas_gemm(FG_F32, "cblas_sgemm", layout, transa, transb, m, n, k, alpha, a, lda, b, ldb,
+               beta, c, ldc);
+}
+
+FG_EXPORT void cblas_dgemm(int layout, int transa, int transb, const int m, const int n,
+                           const int k, const double alpha, const double *a, const int lda,
+                           const double *b, const int ldb, const double beta, double *c,
+                           const int ldc)
+{
+    cblas_gemm(FG_F64, "cblas_dgemm", layout, transa, transb, m, n, k, alpha, a, lda, b, ldb,
+               beta, c, ldc);
+}
+
+/* The C API: 64-bit sizes, a status instead of xerbla. */
+static int c_gemm(fg_dtype dt, const char *name, fastgemm_op ta, fastgemm_op tb, int64_t m,
+                  int64_t n, int64_t k, double alpha, const void *a, int64_t lda, const void *b,
+                  int64_t ldb, double beta, void *c, int64_t ldc)
+{
+    /* An enum outside the char range is no valid transpose: map it to a character that fails. */
+    char cta = (ta == 'N' || ta == 'T' || ta == 'C' || ta == 'n' || ta == 't' || ta == 'c') ? (char)ta : '?';
+    char ctb = (tb == 'N' || tb == 'T' || tb == 'C' || tb == 'n' || tb == 't' || tb == 'c') ? (char)tb : '?';
+    int info = fg_check_args(cta, ctb, m, n, k, lda, ldb, ldc);
+    if (info) {
+        fg_gemm_rejected();
+        return -info;
+    }
+    fg_gemm_args g = {dt,  fg_norm_trans(cta), fg_norm_trans(ctb), m, n, k, lda, ldb, ldc,
+                      alpha, beta, a, b, c, name};
+    return fg_gemm(&g) == 0 ? FASTGEMM_SUCCESS : FASTGEMM_ERROR_FAILED;
+}
+
+FG_EXPORT int fastgemm_sgemm(fastgemm_op transa, fastgemm_op transb, int64_t m, int64_t n,
+                             int64_t k, float alpha, const float *a, int64_t lda, const float *b,
+                             int64_t ldb, float beta, float *c, int64_t ldc)
+{
+    return c_gemm(FG_F32, "fastgemm_sgemm", transa, transb, m, n, k, alpha, a, lda, b, ldb, beta,
+                  c, ldc);
+}
+
+FG_EXPORT int fastgemm_dgemm(fastgemm_op transa, fastgemm_op transb, int64_t m, int64_t n,
+                             int64_t k, double alpha, const double *a, int64_t lda,
+                             const double *b, int64_t ldb, double beta, double *c, int64_t ldc)
+{
+    return c_gemm(FG_F64, "fastgemm_dgemm", transa, transb, m, n, k, alpha, a, lda, b, ldb, beta,
+                  c, ldc);
+}

@@ -1,0 +1,252 @@
+// runtime.cu: the GPU side of the dispatcher. Classifies operands through the CUDA driver the
+// process already has, probes the devices once, runs a GEMM on the GPU (copying host operands
+// in and C out), and stages device operands through the host when the GPU fails.
+// Nothing here runs before the first GEMM that needs it: loading the library makes no CUDA call.
+#include "kernels.h"
+
+#include <cuda.h> // driver types only: the driver is never linked, only looked up when loaded
+#include <dlfcn.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+#include <atomic>
+
+namespace {
+
+using get_attrs_fn = CUresult (*)(unsigned, CUpointer_attribute *, void **, CUdeviceptr);
+std::atomic<get_attrs_fn> driver_get_attrs{nullptr};
+
+// cuPointerGetAttributes of a driver that is already loaded. Loading it ourselves would be a
+// CUDA call, and without it no pointer of this process can be device memory anyway.
+get_attrs_fn driver_query()
+{
+    get_attrs_fn f = driver_get_attrs.load(std::memory_order_acquire);
+    if (f) return f;
+    void *h = dlopen("libcuda.so.1", RTLD_NOW | RTLD_NOLOAD);
+    if (!h) return nullptr;
+    f = reinterpret_cast<get_attrs_fn>(dlsym(h, "cuPointerGetAttributes"));
+    if (f) driver_get_attrs.store(f, std::memory_order_release);
+    return f; // the handle stays open: the driver is never unloaded under us
+}
+
+fg_mem_kind kind_of(get_attrs_fn f, const void *p, int *ordinal)
+{
+    if (!p) return FG_MEM_HOST;
+    unsigned type = 0, managed = 0;
+    int dev = -1;
+    CUpointer_attribute at[3] = {CU_POINTER_ATTRIBUTE_MEMORY_TYPE, CU_POINTER_ATTRIBUTE_IS_MANAGED,
+                                 CU_POINTER_ATTRIBUTE_DEVICE_ORDINAL};
+    void *data[3] = {&type, &managed, &dev};
+    // Unknown (host) pointers succeed with zeroed attributes; an uninitialised driver fails.
+    if (f(3, at, data, (CUdeviceptr)(uintptr_t)p) != CUDA_SUCCESS) return FG_MEM_HOST;
+    if (managed) return FG_MEM_MANAGED;
+    if (type == CU_MEMORYTYPE_DEVICE) {
+        *ordinal = dev;
+        return FG_MEM_DEVICE;
+    }
+    return FG_MEM_HOST; // pageable, or pinned host memory: copied like any host operand
+}
+
+constexpr int MAX_DEVICES = 64;
+pthread_once_t probe_once = PTHREAD_ONCE_INIT;
+int device_count = 0;
+std::atomic<bool> device_broken[MAX_DEVICES];
+std::atomic<bool> warned_device_range{false};
+
+void probe()
+{
+    if (cudaGetDeviceCount(&device_count) != cudaSuccess) device_count = 0;
+    cudaGetLastError();
+    if (device_count > MAX_DEVICES) device_count = MAX_DEVICES;
+}
+
+// Errors after which the device will not work for this process.
+bool permanent(cudaError_t e)
+{
+    return e == cudaErrorNoKernelImageForDevice || e == cudaErrorInsufficientDriver ||
+           e == cudaErrorNoDevice || e == cudaErrorDevicesUnavailable ||
+           e == cudaErrorInvalidDevice || e == cudaErrorInitializationError ||
+           e == cudaErrorUnsupportedPtxVersion;
+}
+
+// The name of the failing call, for the one-line reason: "cudaMallocAsync(&b, ...)" -> its name.
+void describe(char *why, size_t len, const char *call, cudaError_t e)
+{
+    int n = 0;
+    while (call[n] && call[n] != '(') n++;
+    snprintf(why, len, "%.*s: %s", n, call, cudaGetErrorString(e));
+}
+
+} // namespace
+
+void fg_gpu_classify(const fg_gemm_args *g, fg_operands *ops)
+{
+    ops->a = ops->b = ops->c = FG_MEM_HOST;
+    ops->device = -1;
+    get_attrs_fn f = driver_query();
+    if (!f) return;
+    int dev[3] = {-1, -1, -1};
+    if (g->alpha != 0 && g->k > 0) { // otherwise A and B are never read: not even classified
+        ops->a = kind_of(f, g->a, &dev[0]);
+        ops->b = kind_of(f, g->b, &dev[1]);
+    }
+    ops->c = kind_of(f, g->c, &dev[2]);
+    for (int d : dev) {
+        if (d < 0) continue;
+        if (ops->device == -1) ops->device = d;
+        else if (ops->device != d) ops->device = -2;
+    }
+}
+
+int fg_gpu_usable(int *device)
+{
+    pthread_once(&probe_once, probe);
+    if (device_count <= 0) return 0;
+    if (*device >= device_count) {
+        if (!warned_device_range.exchange(true))
+            fg_warn("FASTGEMM_DEVICE=%d but the process sees %d CUDA device(s); using 0",
+                    *device, device_count);
+        *device = 0;
+    }
+    return !device_broken[*device].load();
+}
+
+#define FG_CUDA_TRY(call)                                                                       \
+    do {                                                                                        \
+        err = (call);                                                                           \
+        if (err != cudaSuccess) {                                                               \
+            failed_call = #call;                                                                \
+            goto fail;                                                                          \
+        }                                                                                       \
+    } while (0)
+
+int fg_gpu_gemm(const fg_gemm_args *g, const fg_operands *ops, int dev, char *why, size_t whylen)
+{
+    cudaStream_t s = cudaStreamPerThread; // one stream per calling thread: no shared state
+    const size_t es = fg_elem_size(g->dt);
+    const bool reads_ab = g->alpha != 0 && g->k > 0, reads_c = g->beta != 0;
+    const int64_t m = g->m, n = g->n;
+    const int64_t ra = fg_rows_a(g), ca = fg_cols_a(g), rb = fg_rows_b(g), cb = fg_cols_b(g);
+    void *da = nullptr, *db = nullptr, *dc = nullptr;
+    const void *pa = g->a, *pb = g->b;
+    void *pc = g->c;
+    int64_t lda = g->lda, ldb = g->ldb, ldc = g->ldc;
+    bool c_written = false;
+    cudaError_t err = cudaSuccess;
+    const char *failed_call = "";
+
+    FG_CUDA_TRY(cudaSetDevice(dev));
+    // BLAS calls are synchronous: operands already on the device must be final before we read
+    // them, whatever stream the application wrote them on.
+    if (ops->a != FG_MEM_HOST || ops->b != FG_MEM_HOST || ops->c != FG_MEM_HOST)
+        FG_CUDA_TRY(cudaDeviceSynchronize());
+    // Host operands go in packed (leading dimension = rows), copying only the used rows.
+    if (reads_ab && ops->a == FG_MEM_HOST) {
+        FG_CUDA_TRY(cudaMallocAsync(&da, (size_t)(ra * ca) * es, s));
+        FG_CUDA_TRY(cudaMemcpy2DAsync(da, ra * es, g->a, g->lda * es, ra * es, ca,
+                                      cudaMemcpyHostToDevice, s));
+        pa = da;
+        lda = ra;
+    }
+    if (reads_ab && ops->b == FG_MEM_HOST) {
+        FG_CUDA_TRY(cudaMallocAsync(&db, (size_t)(rb * cb) * es, s));
+        FG_CUDA_TRY(cudaMemcpy2DAsync(db, rb * es, g->b, g->ldb * es, rb * es, cb,
+                                      cudaMemcpyHostToDevice, s));
+        pb = db;
+        ldb = rb;
+    }
+    if (ops->c == FG_MEM_HOST) {
+        FG_CUDA_TRY(cudaMallocAsync(&dc, (size_t)(m * n) * es, s));
+        if (reads_c) // beta = 0: C is not uploaded, and never read
+            FG_CUDA_TRY(cudaMemcpy2DAsync(dc, m * es, g->c, g->ldc * es, m * es, n,
+                                          cudaMemcpyHostToDevice, s));
+        pc = dc;
+        ldc = m;
+    } else {
+        c_written = true; // from the launch on, the caller's C may change
+    }
+    if (reads_ab) FG_CUDA_TRY(fg_cuda_gemm_tiled(g, pa, lda, pb, ldb, pc, ldc, s));
+    else FG_CUDA_TRY(fg_cuda_scale_c(g, pc, ldc, s));
+    if (ops->c == FG_MEM_HOST) {
+        FG_CUDA_TRY(cudaStreamSynchronize(s)); // a kernel fault shows before C is touched
+        c_written = true;
+        // Only the m x n part: rows m..ldc-1 of the caller's C stay as they were.
+        FG_CUDA_TRY(cudaMemcpy2DAsync(g->c, g->ldc * es, dc, m * es, m * es, n,
+                                      cudaMemcpyDeviceToHost, s));
+    }
+    for (void **p : {&da, &db, &dc}) {
+        if (*p) FG_CUDA_TRY(cudaFreeAsync(*p, s));
+        *p = nullptr;
+    }
+    FG_CUDA_TRY(cudaStreamSynchronize(s));
+    return FG_GPU_OK;
+
+fail:
+    if (da) cudaFreeAsync(da, s);
+    if (db) cudaFreeAsync(db, s);
+    if (dc) cudaFreeAsync(dc, s);
+    cudaGetLastError();
+    // A sticky error (a kernel fault) also fails the next synchronisation: the device is lost
+    // for this process, and later calls go to the CPU.
+    if (permanent(err) || cudaStreamSynchronize(s) != cudaSuccess) device_broken[dev] = true;
+    cudaGetLastError();
+    describe(why, whylen, failed_call, err);
+    return c_written ? FG_GPU_FAILED_C_WRITTEN : FG_GPU_FAILED;
+}
+
+#undef FG_CUDA_TRY
+#define FG_CUDA_TRY(call)                                                                       \
+    do {                                                                                        \
+        cudaError_t e_ = (call);                                                                \
+        if (e_ != cudaSuccess) {                                                                \
+            describe(why, whylen, #call, e_);                                                   \
+            goto out;                                                                           \
+        }                                                                                       \
+    } while (0)
+
+int fg_gpu_staged_cpu_gemm(const fg_gemm_args *g, const fg_operands *ops, char *why,
+                           size_t whylen)
+{
+    const size_t es = fg_elem_size(g->dt);
+    const bool reads_ab = g->alpha != 0 && g->k > 0, reads_c = g->beta != 0;
+    const int64_t m = g->m, n = g->n;
+    const int64_t ra = fg_rows_a(g), ca = fg_cols_a(g), rb = fg_rows_b(g), cb = fg_cols_b(g);
+    fg_gemm_args h = *g;
+    void *ha = nullptr, *hb = nullptr, *hc = nullptr;
+    int rc = -1;
+
+    cudaDeviceSynchronize(); // managed operands are read in place by the CPU: settle them first
+    cudaGetLastError();
+    if (reads_ab && ops->a == FG_MEM_DEVICE) {
+        if (!(ha = malloc((size_t)(ra * ca) * es))) goto oom;
+        FG_CUDA_TRY(cudaMemcpy2D(ha, ra * es, g->a, g->lda * es, ra * es, ca, cudaMemcpyDefault));
+        h.a = ha;
+        h.lda = ra;
+    }
+    if (reads_ab && ops->b == FG_MEM_DEVICE) {
+        if (!(hb = malloc((size_t)(rb * cb) * es))) goto oom;
+        FG_CUDA_TRY(cudaMemcpy2D(hb, rb * es, g->b, g->ldb * es, rb * es, cb, cudaMemcpyDefault));
+        h.b = hb;
+        h.ldb = rb;
+    }
+    if (ops->c == FG_MEM_DEVICE) {
+        if (!(hc = malloc((size_t)(m * n) * es))) goto oom;
+        if (reads_c)
+            FG_CUDA_TRY(cudaMemcpy2D(hc, m * es, g->c, g->ldc * es, m * es, n, cudaMemcpyDefault));
+        h.c = hc;
+        h.ldc = m;
+    }
+    fg_cpu_gemm(&h);
+    if (hc) FG_CUDA_TRY(cudaMemcpy2D(g->c, g->ldc * es, hc, m * es, m * es, n, cudaMemcpyDefault));
+    rc = 0;
+    goto out;
+oom:
+    snprintf(why, whylen, "out of host memory");
+out:
+    cudaGetLastError();
+    free(ha);
+    free(hb);
+    free(hc);
+    return rc;
+}

@@ -1,0 +1,54 @@
+/* fastgemm.h: the public C API of libfastgemm.
+ * Column-major GEMM, C = alpha*op(A)*op(B) + beta*C, on an NVIDIA GPU or the CPU BLAS.
+ * The BLAS names (sgemm_, dgemm_, sgemm_64_, dgemm_64_, cblas_sgemm, cblas_dgemm) are exported too. */
+#ifndef FASTGEMM_H
+#define FASTGEMM_H
+
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define FASTGEMM_VERSION_MAJOR 0
+#define FASTGEMM_VERSION_MINOR 1
+#define FASTGEMM_VERSION_PATCH 0
+
+/* op(X): X, X^T, or X^H (= X^T for real types). The values are the BLAS characters. */
+typedef enum {
+    FASTGEMM_OP_N = 'N',
+    FASTGEMM_OP_T = 'T',
+    FASTGEMM_OP_C = 'C'
+} fastgemm_op;
+
+/* Where the last GEMM of the calling thread ran. */
+typedef enum {
+    FASTGEMM_BACKEND_NONE = 0, /* no call yet, an argument error, or a BLAS quick return */
+    FASTGEMM_BACKEND_CPU = 1,  /* the CPU BLAS (or the host, for C = beta*C) */
+    FASTGEMM_BACKEND_GPU = 2,  /* our CUDA kernels */
+    FASTGEMM_BACKEND_CPU_FALLBACK = 3 /* the GPU was chosen, failed, and the CPU computed C */
+} fastgemm_backend;
+
+/* Status of fastgemm_sgemm/dgemm: 0 on success; -i when argument i is invalid
+ * (1 transa, 2 transb, 3 m, 4 n, 5 k, 8 lda, 10 ldb, 13 ldc, as in the Fortran BLAS).
+ * Argument errors do not call xerbla_ here, and C is left untouched. */
+enum { FASTGEMM_SUCCESS = 0, FASTGEMM_ERROR_FAILED = -100 };
+
+int fastgemm_sgemm(fastgemm_op transa, fastgemm_op transb, int64_t m, int64_t n, int64_t k,
+                   float alpha, const float *a, int64_t lda, const float *b, int64_t ldb,
+                   float beta, float *c, int64_t ldc);
+int fastgemm_dgemm(fastgemm_op transa, fastgemm_op transb, int64_t m, int64_t n, int64_t k,
+                   double alpha, const double *a, int64_t lda, const double *b, int64_t ldb,
+                   double beta, double *c, int64_t ldc);
+
+/* "0.1.0" */
+const char *fastgemm_version(void);
+/* The backend of the calling thread's last GEMM, through any entry point. */
+fastgemm_backend fastgemm_last_backend(void);
+/* "none", "cpu", "gpu", "cpu-fallback" */
+const char *fastgemm_backend_name(fastgemm_backend b);
+
+#ifdef __cplusplus
+}
+#endif
+#endif /* FASTGEMM_H */
