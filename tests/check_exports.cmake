@@ -1,0 +1,26 @@
+# check_exports.cmake -DLIB=libfastgemm.so: the library exports the BLAS names, their error
+# handlers and fastgemm_* and nothing else (an LD_PRELOADed library must not leak its helpers,
+# or the static CUDA runtime's symbols, into someone else's process).
+execute_process(COMMAND nm -D --defined-only ${LIB} OUTPUT_VARIABLE out RESULT_VARIABLE rc)
+if(NOT rc EQUAL 0)
+  message(FATAL_ERROR "nm failed on ${LIB}")
+endif()
+set(required sgemm_ dgemm_ sgemm_64_ dgemm_64_ cblas_sgemm cblas_dgemm xerbla_ xerbla_64_
+    cblas_xerbla fastgemm_sgemm fastgemm_dgemm fastgemm_version fastgemm_last_backend)
+string(REGEX MATCHALL "[^\n]+" lines "${out}")
+set(bad "")
+foreach(line IN LISTS lines)
+  string(REGEX REPLACE "^.* " "" sym "${line}")
+  list(REMOVE_ITEM required ${sym})
+  if(NOT sym MATCHES "^(sgemm_|dgemm_|sgemm_64_|dgemm_64_|cblas_sgemm|cblas_dgemm|xerbla_|xerbla_64_|cblas_xerbla|fastgemm_.*)$")
+    list(APPEND bad ${sym})
+  endif()
+endforeach()
+if(bad)
+  message(FATAL_ERROR "exported but should be hidden: ${bad}")
+endif()
+if(required)
+  message(FATAL_ERROR "not exported: ${required}")
+endif()
+list(LENGTH lines count)
+message(STATUS "exports: ok, ${count} symbols, all public")

@@ -1,0 +1,33 @@
+#!/bin/bash
+# run_device.sh: on a machine with a GPU, builds libfastgemm with every core and runs the whole
+# CTest suite, gpu label included, plus compute-sanitizer on a small sweep; logs go to $OUT.
+# What such a machine may lack comes prebuilt in $CARRY (default .devcarry, see the README):
+#   netlib/   Debian's libblas-test testers, their .in files and the reference libblas.so.3
+#   prebuilt/ abi_f_linked and abi_f_blas (built where gfortran is)
+#   gfortran/ libgfortran.so.5 and libquadmath.so.0, used only if the machine has none
+set -uo pipefail
+root=$(cd "$(dirname "$0")/.." && pwd)
+OUT=${OUT:-$root/device-out}
+CARRY=${CARRY:-$root/.devcarry}
+BUILD=${BUILD:-$root/build-device}
+mkdir -p "$OUT"
+nvidia-smi --query-gpu=name,driver_version,memory.total,clocks.max.sm --format=csv | tee "$OUT/gpu.txt"
+ldconfig -p | grep -q 'libgfortran.so.5 ' || export LD_LIBRARY_PATH=$CARRY/gfortran${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
+# The prebuilt Fortran program linked against libblas.so.3: the reference one, if the machine has none.
+ldconfig -p | grep -q 'libblas.so.3 ' || export LD_LIBRARY_PATH=${LD_LIBRARY_PATH:+$LD_LIBRARY_PATH:}$CARRY/netlib
+cmake -S "$root" -B "$BUILD" -DFASTGEMM_NETLIB_DIR="$CARRY/netlib" \
+  -DFASTGEMM_PREBUILT_TESTS="$CARRY/prebuilt" > "$OUT/configure.log" 2>&1 || { tail -30 "$OUT/configure.log"; exit 1; }
+cmake --build "$BUILD" -j"$(nproc)" > "$OUT/build.log" 2>&1 || { tail -40 "$OUT/build.log"; exit 1; }
+echo "build ok"
+cd "$BUILD" || exit 1
+ctest -j8 --output-on-failure ${CTEST_ARGS:-} > "$OUT/ctest.log" 2>&1
+rc=$?
+grep -E "^ *[0-9]+/[0-9]+ Test|tests passed|Skipped|Failed|Label|sec\*proc" "$OUT/ctest.log" | tail -60
+if [ -z "${NO_SANITIZER:-}" ]; then
+  for tool in memcheck racecheck; do
+    FASTGEMM_MODE=gpu compute-sanitizer --tool $tool --error-exitcode 9 \
+      ./tests/test_gemm --prec s --ptr device --max-size 65 --stride 7 > "$OUT/sanitizer_$tool.log" 2>&1
+    echo "compute-sanitizer $tool: exit $? ($(tail -1 "$OUT/sanitizer_$tool.log"))"
+  done
+fi
+exit $rc
