@@ -1,8 +1,13 @@
 /* abi_c.c: a C program of the kind libfastgemm serves, calling the BLAS names directly:
  * sgemm_/dgemm_ (Fortran ABI) and cblas_sgemm/cblas_dgemm (both layouts). Built twice: linked
  * against libfastgemm, and against another BLAS (then run with LD_PRELOAD=libfastgemm.so).
- * It checks its results itself against sums in long double; exit 0 when all are right. */
+ * It checks its results itself against sums in long double; exit 0 when all are right.
+ * ABI_REQUIRE_LIB / ABI_FORBID_LIB: a library (path part) that must / must not be loaded in the
+ * end, to check which CPU BLAS libfastgemm took (and that it loaded no second one). */
+#define _GNU_SOURCE
 #include <float.h>
+#include <link.h>
+#include <string.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -67,9 +72,27 @@ static int fails;
         free(c0);                                                                              \
     } while (0)
 
+static int find_lib(struct dl_phdr_info *info, size_t size, void *part)
+{
+    (void)size;
+    return info->dlpi_name && strstr(info->dlpi_name, (const char *)part) != NULL;
+}
+
+static void check_loaded(const char *var, int want)
+{
+    const char *part = getenv(var);
+    if (!part || !*part) return;
+    int loaded = dl_iterate_phdr(find_lib, (void *)part);
+    printf("%-22s %s (%s is %sloaded)\n", var, loaded == want ? "ok" : "WRONG", part,
+           loaded ? "" : "not ");
+    fails += loaded != want;
+}
+
 int main(void)
 {
     RUN(float, FLT_EPSILON, sgemm_, cblas_sgemm, "s");
     RUN(double, DBL_EPSILON, dgemm_, cblas_dgemm, "d");
+    check_loaded("ABI_REQUIRE_LIB", 1);
+    check_loaded("ABI_FORBID_LIB", 0);
     return fails != 0;
 }
