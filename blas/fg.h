@@ -59,6 +59,8 @@ typedef struct {
 FG_HIDDEN void fg_cpu_gemm(const fg_gemm_args *g);
 FG_HIDDEN void fg_host_scale_c(const fg_gemm_args *g); /* C = beta*C; beta = 0 writes zeros */
 FG_HIDDEN const char *fg_cpu_blas_name(void);
+/* The next definition of a symbol after libfastgemm in the process (never our own), or NULL. */
+FG_HIDDEN void *fg_next_symbol(const char *name);
 
 /* cuda/runtime.cu: the GPU side. Nothing here touches CUDA until called. */
 /* Fills ops from the CUDA driver's pointer attributes; all host when the process has not loaded

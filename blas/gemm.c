@@ -1,9 +1,12 @@
 /* gemm.c: the ABI layer. sgemm_/dgemm_ (gfortran ABI), the ILP64 sgemm_64_/dgemm_64_,
  * cblas_sgemm/cblas_dgemm and fastgemm_sgemm/dgemm: each checks its arguments in netlib order,
  * reports a bad one the way its convention says, and hands a column-major request to fg_gemm. */
+#define _GNU_SOURCE
 #include "fg.h"
 
 #include <fastgemm.h>
+
+#include <dlfcn.h>
 
 /* Error handlers: the application's own definitions take precedence (see xerbla.c). */
 void xerbla_(const char *srname, const int *info, size_t len);
@@ -63,6 +66,14 @@ FG_F77_GEMM(dgemm_64_, "DGEMM ", double, int64_t, FG_F64, xerbla_64_)
 enum { CBLAS_ROW_MAJOR = 101, CBLAS_COL_MAJOR = 102 };
 enum { CBLAS_NO_TRANS = 111, CBLAS_TRANS = 112, CBLAS_CONJ_TRANS = 113 };
 
+/* The reference CBLAS's flag for its cblas_xerbla, if the process has one: set as the reference
+ * cblas_sgemm sets it, so that a cblas_xerbla of the program's maps row-major positions back. */
+static void set_row_major_strg(int row)
+{
+    int *flag = dlsym(RTLD_DEFAULT, "RowMajorStrg");
+    if (flag) *flag = row;
+}
+
 static char cblas_trans(int t)
 {
     return t == CBLAS_NO_TRANS ? 'N' : (t == CBLAS_TRANS || t == CBLAS_CONJ_TRANS) ? 'T' : 0;
@@ -82,23 +93,24 @@ static void cblas_gemm(fg_dtype dt, const char *rout, int layout, int transa, in
     if (row) {
         g = (fg_gemm_args){dt, tb, ta, n, m, k, ldb, lda, ldc, alpha, beta, b, a, c, rout};
     }
-    fg_cblas_row_major = row;
-    fg_gemm_rejected();
-    if (layout != CBLAS_ROW_MAJOR && layout != CBLAS_COL_MAJOR) {
-        fg_cblas_row_major = 0;
-        cblas_xerbla(1, rout, "Illegal layout setting, %d\n", layout);
-    } else if (!ta) {
-        cblas_xerbla(2, rout, "Illegal TransA setting, %d\n", transa);
-    } else if (!tb) {
-        cblas_xerbla(3, rout, "Illegal TransB setting, %d\n", transb);
-    } else {
-        int info = fg_check_args(g.ta, g.tb, g.m, g.n, g.k, g.lda, g.ldb, g.ldc);
-        if (info)
-            cblas_xerbla(info + 1, rout, "");
-        else
-            fg_gemm(&g);
+    int info;
+    if (layout != CBLAS_ROW_MAJOR && layout != CBLAS_COL_MAJOR) info = 1;
+    else if (!ta) info = 2;
+    else if (!tb) info = 3;
+    else if ((info = fg_check_args(g.ta, g.tb, g.m, g.n, g.k, g.lda, g.ldb, g.ldc)) != 0) info++;
+    else {
+        fg_gemm(&g);
+        return;
     }
+    fg_gemm_rejected();
+    fg_cblas_row_major = row;
+    set_row_major_strg(fg_cblas_row_major);
+    if (info == 1) cblas_xerbla(1, rout, "Illegal layout setting, %d\n", layout);
+    else if (info == 2) cblas_xerbla(2, rout, "Illegal TransA setting, %d\n", transa);
+    else if (info == 3) cblas_xerbla(3, rout, "Illegal TransB setting, %d\n", transb);
+    else cblas_xerbla(info, rout, "");
     fg_cblas_row_major = 0;
+    set_row_major_strg(0);
 }
 
 FG_EXPORT void cblas_sgemm(int layout, int transa, int transb, const int m, const int n,

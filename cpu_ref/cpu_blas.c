@@ -36,6 +36,12 @@ static int is_ours(void *sym)
            self.dli_fbase == other.dli_fbase;
 }
 
+void *fg_next_symbol(const char *name)
+{
+    void *p = dlsym(RTLD_NEXT, name);
+    return p && !is_ours(p) ? p : NULL;
+}
+
 /* Takes all four symbols from one place (a dlopen handle or RTLD_NEXT); 1 if any was found. */
 static int take_from(void *handle)
 {
@@ -70,7 +76,7 @@ static void resolve(void)
         else
             fg_warn("FASTGEMM_CPU_BLAS='%s' has no sgemm_/dgemm_; using the default", path);
     }
-    if (take_from(RTLD_NEXT)) return;
+    if (take_from(RTLD_NEXT)) return; /* the program's own BLAS, after us in the search order */
     static const char *const libs[] = {"libopenblas.so.0", "libopenblas.so"};
     for (size_t i = 0; i < sizeof libs / sizeof *libs; i++) {
         void *h = dlopen(libs[i], RTLD_NOW | RTLD_LOCAL);
