@@ -20,9 +20,11 @@ cmake -S "$root" -B "$BUILD" -DFASTGEMM_NETLIB_DIR="$CARRY/netlib" \
 cmake --build "$BUILD" -j"$(nproc)" > "$OUT/build.log" 2>&1 || { tail -40 "$OUT/build.log"; exit 1; }
 echo "build ok"
 cd "$BUILD" || exit 1
-ctest -j8 --output-on-failure ${CTEST_ARGS:-} > "$OUT/ctest.log" 2>&1
+ctest -j8 -V ${CTEST_ARGS:-} > "$OUT/ctest.log" 2>&1
 rc=$?
-grep -E "^ *[0-9]+/[0-9]+ Test|tests passed|Skipped|Failed|Label|sec\*proc" "$OUT/ctest.log" | tail -60
+grep -E "^ *[0-9]+/[0-9]+ Test|tests passed|Skipped|Failed" "$OUT/ctest.log" | tail -60
+FASTGEMM_TRACE=1 ./fastgemm-demo > "$OUT/demo.log" 2>&1
+echo "demo: exit $?"; grep -v "^fastgemm:" "$OUT/demo.log"
 if [ -z "${NO_SANITIZER:-}" ]; then
   for tool in memcheck racecheck; do
     FASTGEMM_MODE=gpu compute-sanitizer --tool $tool --error-exitcode 9 \
