@@ -59,6 +59,9 @@ static void read_config(void)
             config.device = (int)d;
     }
 
+    s = getenv("FASTGEMM_KERNEL"); /* checked against the kernel names at the first GPU call */
+    config.kernel = s && *s ? s : NULL;
+
     s = getenv("FASTGEMM_TRACE");
     if (s && *s && strcmp(s, "0") != 0) {
         if (!strcmp(s, "1")) {
@@ -178,6 +181,26 @@ int fg_gemm(const fg_gemm_args *g)
     }
     finish(g, fallback ? FASTGEMM_BACKEND_CPU_FALLBACK : FASTGEMM_BACKEND_CPU, fallback, t0);
     return 0;
+}
+
+int fg_gemm_async(const fg_gemm_args *g, void *stream)
+{
+    const fg_config *cfg = fg_get_config();
+    double t0 = now_s();
+    if (g->m == 0 || g->n == 0 || ((g->alpha == 0 || g->k == 0) && g->beta == 1)) {
+        finish(g, FASTGEMM_BACKEND_NONE, NULL, t0);
+        return 0;
+    }
+    int device = fg_gpu_stream_device(stream);
+    if (device < 0) device = cfg->device;
+    char why[256] = "no usable CUDA device";
+    if (fg_gpu_usable(&device) && fg_gpu_gemm_async(g, device, stream, why, sizeof why) == 0) {
+        finish(g, FASTGEMM_BACKEND_GPU, "enqueued", t0);
+        return 0;
+    }
+    fg_warn("%s on a stream: %s; nothing was enqueued", g->name, why);
+    finish(g, FASTGEMM_BACKEND_NONE, why, t0);
+    return -1;
 }
 
 FG_EXPORT const char *fastgemm_version(void) { return FASTGEMM_VERSION_STRING; }

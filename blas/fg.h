@@ -44,6 +44,8 @@ FG_HIDDEN char fg_norm_trans(char t);
 /* blas/dispatch.c: runs a checked GEMM on the right backend. Returns 0, or -1 when C could not
  * be computed (only when device operands became unreadable). */
 FG_HIDDEN int fg_gemm(const fg_gemm_args *g);
+/* The stream form of the C API: returns 0 or FASTGEMM_ERROR_FAILED. */
+FG_HIDDEN int fg_gemm_async(const fg_gemm_args *g, void *stream);
 /* Records that the calling thread's last call was rejected (fastgemm_last_backend: none). */
 FG_HIDDEN void fg_gemm_rejected(void);
 FG_HIDDEN void fg_warn(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
@@ -75,6 +77,12 @@ FG_HIDDEN int fg_gpu_usable(int *device);
 enum { FG_GPU_OK = 0, FG_GPU_FAILED = 1, FG_GPU_FAILED_C_WRITTEN = 2 };
 FG_HIDDEN int fg_gpu_gemm(const fg_gemm_args *g, const fg_operands *ops, int device, char *why,
                           size_t whylen);
+/* Enqueues g (device or managed operands) on a CUDA stream of `device`, without waiting:
+ * 0, or nonzero with a one-line reason (nothing was enqueued). */
+FG_HIDDEN int fg_gpu_gemm_async(const fg_gemm_args *g, int device, void *stream, char *why,
+                                size_t whylen);
+/* The device a stream belongs to (-1: the NULL stream, or unknown). */
+FG_HIDDEN int fg_gpu_stream_device(void *stream);
 /* After a GPU failure with device operands: copies them to the host, runs the CPU BLAS, and
  * copies C back. Returns 0, or -1 when the device memory cannot be read any more. */
 FG_HIDDEN int fg_gpu_staged_cpu_gemm(const fg_gemm_args *g, const fg_operands *ops, char *why,
@@ -84,7 +92,8 @@ FG_HIDDEN int fg_gpu_staged_cpu_gemm(const fg_gemm_args *g, const fg_operands *o
 typedef enum { FG_MODE_AUTO = 0, FG_MODE_GPU, FG_MODE_CPU } fg_mode;
 typedef struct {
     fg_mode mode;
-    int device; /* FASTGEMM_DEVICE, default 0 */
+    int device;         /* FASTGEMM_DEVICE, default 0 */
+    const char *kernel; /* FASTGEMM_KERNEL: a kernel forced by name, or NULL */
 } fg_config;
 FG_HIDDEN const fg_config *fg_get_config(void);
 

@@ -132,9 +132,9 @@ FG_EXPORT void cblas_dgemm(int layout, int transa, int transb, const int m, cons
 }
 
 /* The C API: 64-bit sizes, a status instead of xerbla. */
-static int c_gemm(fg_dtype dt, const char *name, fastgemm_op ta, fastgemm_op tb, int64_t m,
-                  int64_t n, int64_t k, double alpha, const void *a, int64_t lda, const void *b,
-                  int64_t ldb, double beta, void *c, int64_t ldc)
+static int c_gemm(fg_dtype dt, const char *name, void *stream, int async, fastgemm_op ta,
+                  fastgemm_op tb, int64_t m, int64_t n, int64_t k, double alpha, const void *a,
+                  int64_t lda, const void *b, int64_t ldb, double beta, void *c, int64_t ldc)
 {
     /* An enum outside the char range is no valid transpose: map it to a character that fails. */
     char cta = (ta == 'N' || ta == 'T' || ta == 'C' || ta == 'n' || ta == 't' || ta == 'c') ? (char)ta : '?';
@@ -146,21 +146,24 @@ static int c_gemm(fg_dtype dt, const char *name, fastgemm_op ta, fastgemm_op tb,
     }
     fg_gemm_args g = {dt,  fg_norm_trans(cta), fg_norm_trans(ctb), m, n, k, lda, ldb, ldc,
                       alpha, beta, a, b, c, name};
-    return fg_gemm(&g) == 0 ? FASTGEMM_SUCCESS : FASTGEMM_ERROR_FAILED;
+    int rc = async ? fg_gemm_async(&g, stream) : fg_gemm(&g);
+    return rc == 0 ? FASTGEMM_SUCCESS : FASTGEMM_ERROR_FAILED;
 }
 
-FG_EXPORT int fastgemm_sgemm(fastgemm_op transa, fastgemm_op transb, int64_t m, int64_t n,
-                             int64_t k, float alpha, const float *a, int64_t lda, const float *b,
-                             int64_t ldb, float beta, float *c, int64_t ldc)
-{
-    return c_gemm(FG_F32, "fastgemm_sgemm", transa, transb, m, n, k, alpha, a, lda, b, ldb, beta,
-                  c, ldc);
-}
-
-FG_EXPORT int fastgemm_dgemm(fastgemm_op transa, fastgemm_op transb, int64_t m, int64_t n,
-                             int64_t k, double alpha, const double *a, int64_t lda,
-                             const double *b, int64_t ldb, double beta, double *c, int64_t ldc)
-{
-    return c_gemm(FG_F64, "fastgemm_dgemm", transa, transb, m, n, k, alpha, a, lda, b, ldb, beta,
-                  c, ldc);
-}
+#define FG_C_GEMM(NAME, T, DT)                                                                  \
+    FG_EXPORT int NAME(fastgemm_op transa, fastgemm_op transb, int64_t m, int64_t n, int64_t k,  \
+                       T alpha, const T *a, int64_t lda, const T *b, int64_t ldb, T beta, T *c,   \
+                       int64_t ldc)                                                               \
+    {                                                                                            \
+        return c_gemm(DT, #NAME, NULL, 0, transa, transb, m, n, k, alpha, a, lda, b, ldb, beta,  \
+                      c, ldc);                                                                   \
+    }                                                                                            \
+    FG_EXPORT int NAME##_stream(void *stream, fastgemm_op transa, fastgemm_op transb, int64_t m,  \
+                                int64_t n, int64_t k, T alpha, const T *a, int64_t lda,           \
+                                const T *b, int64_t ldb, T beta, T *c, int64_t ldc)               \
+    {                                                                                            \
+        return c_gemm(DT, #NAME "_stream", stream, 1, transa, transb, m, n, k, alpha, a, lda, b, \
+                      ldb, beta, c, ldc);                                                        \
+    }
+FG_C_GEMM(fastgemm_sgemm, float, FG_F32)
+FG_C_GEMM(fastgemm_dgemm, double, FG_F64)

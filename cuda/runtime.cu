@@ -9,6 +9,7 @@
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include <atomic>
 
@@ -78,7 +79,34 @@ void describe(char *why, size_t len, const char *call, cudaError_t e)
     snprintf(why, len, "%.*s: %s", n, call, cudaGetErrorString(e));
 }
 
+pthread_once_t kernel_once = PTHREAD_ONCE_INIT;
+int forced_kernel = FG_KERNEL_AUTO;
+
+void pick_forced_kernel()
+{
+    const char *name = fg_get_config()->kernel;
+    if (!name) return;
+    for (int i = 0; i < FG_KERNEL_COUNT; i++)
+        if (!strcmp(name, fg_kernel_names[i])) forced_kernel = i;
+    if (forced_kernel == FG_KERNEL_AUTO)
+        fg_warn("FASTGEMM_KERNEL='%s' is no kernel of this build; using the table", name);
+}
+
+// The kernel for one GEMM: a forced one where it applies (the tiled kernel serves both types,
+// the SIMT ones float only), else by type and shape.
+cudaError_t run_gemm(const fg_gemm_args *g, const void *a, int64_t lda, const void *b,
+                     int64_t ldb, void *c, int64_t ldc, cudaStream_t s)
+{
+    pthread_once(&kernel_once, pick_forced_kernel);
+    if (g->dt == FG_F64 || forced_kernel == FG_KERNEL_TILED)
+        return fg_cuda_gemm_tiled(g, a, lda, b, ldb, c, ldc, s);
+    return fg_cuda_sgemm_simt(g, forced_kernel, a, lda, b, ldb, c, ldc, s);
+}
+
 } // namespace
+
+const char *const fg_kernel_names[FG_KERNEL_COUNT] = {"tiled_64x64x16", "simt_128x128x8_s4",
+                                                      "simt_64x64x8_s4"};
 
 void fg_gpu_classify(const fg_gemm_args *g, fg_operands *ops)
 {
@@ -166,7 +194,7 @@ int fg_gpu_gemm(const fg_gemm_args *g, const fg_operands *ops, int dev, char *wh
     } else {
         c_written = true; // from the launch on, the caller's C may change
     }
-    if (reads_ab) FG_CUDA_TRY(fg_cuda_gemm_tiled(g, pa, lda, pb, ldb, pc, ldc, s));
+    if (reads_ab) FG_CUDA_TRY(run_gemm(g, pa, lda, pb, ldb, pc, ldc, s));
     else FG_CUDA_TRY(fg_cuda_scale_c(g, pc, ldc, s));
     if (ops->c == FG_MEM_HOST) {
         FG_CUDA_TRY(cudaStreamSynchronize(s)); // a kernel fault shows before C is touched
@@ -193,6 +221,33 @@ fail:
     cudaGetLastError();
     describe(why, whylen, failed_call, err);
     return c_written ? FG_GPU_FAILED_C_WRITTEN : FG_GPU_FAILED;
+}
+
+int fg_gpu_stream_device(void *stream)
+{
+    int dev = -1;
+    if (stream && cudaStreamGetDevice(static_cast<cudaStream_t>(stream), &dev) != cudaSuccess) {
+        cudaGetLastError();
+        dev = -1;
+    }
+    return dev;
+}
+
+int fg_gpu_gemm_async(const fg_gemm_args *g, int dev, void *stream, char *why, size_t whylen)
+{
+    cudaStream_t s = static_cast<cudaStream_t>(stream);
+    cudaError_t err = cudaSetDevice(dev);
+    const char *failed_call = "cudaSetDevice";
+    if (err == cudaSuccess) {
+        failed_call = "kernel launch";
+        err = g->alpha != 0 && g->k > 0 ? run_gemm(g, g->a, g->lda, g->b, g->ldb, g->c, g->ldc, s)
+                                        : fg_cuda_scale_c(g, g->c, g->ldc, s);
+    }
+    if (err == cudaSuccess) return 0;
+    cudaGetLastError();
+    if (permanent(err)) device_broken[dev] = true;
+    describe(why, whylen, failed_call, err);
+    return 1;
 }
 
 #undef FG_CUDA_TRY

@@ -1,6 +1,9 @@
 #!/bin/bash
 # run_device.sh: on a machine with a GPU, builds libfastgemm with every core and runs the whole
 # CTest suite, gpu label included, plus compute-sanitizer on a small sweep; logs go to $OUT.
+# CTEST_ARGS narrows the tests (e.g. "-R sweep_s"); NO_TESTS=1 skips them, NO_SANITIZER=1 the
+# sanitizer. SWEEP="args for fastgemm-sweep" also times libfastgemm against cuBLAS (sweep.csv,
+# sweep.png), and the SGEMM kernels' SASS instruction counts go to sass_sgemm.txt.
 # What such a machine may lack comes prebuilt in $CARRY (default .devcarry, see the README):
 #   netlib/   Debian's libblas-test testers, their .in files and the reference libblas.so.3
 #   prebuilt/ abi_f_linked and abi_f_blas (built where gfortran is)
@@ -20,8 +23,13 @@ cmake -S "$root" -B "$BUILD" -DFASTGEMM_NETLIB_DIR="$CARRY/netlib" \
 cmake --build "$BUILD" -j"$(nproc)" > "$OUT/build.log" 2>&1 || { tail -40 "$OUT/build.log"; exit 1; }
 echo "build ok"
 cd "$BUILD" || exit 1
-ctest -j8 -V ${CTEST_ARGS:-} > "$OUT/ctest.log" 2>&1
-rc=$?
+cuobjdump --dump-sass CMakeFiles/fastgemm_objects.dir/cuda/sgemm_simt.cu.o > sgemm.sass 2>/dev/null &&
+  awk '/Function :/ {f=$3} /FFMA|LDS|LDGSTS|STG|LDL|STL|BAR/ {match($0, /(FFMA|LDS[.A-Z0-9]*|LDGSTS[.A-Z0-9]*|STG[.A-Z0-9]*|LDL|STL|BAR[.A-Z]*)/, m); c[f" "m[1]]++} END {for (k in c) print c[k], k}' sgemm.sass | sort -k2 > "$OUT/sass_sgemm.txt"
+rc=0
+if [ -z "${NO_TESTS:-}" ]; then
+  ctest -j8 -V ${CTEST_ARGS:-} > "$OUT/ctest.log" 2>&1
+  rc=$?
+fi
 grep -E "^ *[0-9]+/[0-9]+ Test|tests passed|Skipped|Failed" "$OUT/ctest.log" | tail -60
 FASTGEMM_TRACE=1 ./fastgemm-demo > "$OUT/demo.log" 2>&1
 echo "demo: exit $?"; grep -v "^fastgemm:" "$OUT/demo.log"
@@ -31,5 +39,10 @@ if [ -z "${NO_SANITIZER:-}" ]; then
       ./tests/test_gemm --prec s --ptr device --max-size 65 --stride 7 > "$OUT/sanitizer_$tool.log" 2>&1
     echo "compute-sanitizer $tool: exit $? ($(tail -1 "$OUT/sanitizer_$tool.log"))"
   done
+fi
+if [ -n "${SWEEP:-}" ]; then
+  ./fastgemm-sweep $SWEEP --csv "$OUT/sweep.csv" > "$OUT/sweep.log" 2>&1 || rc=1
+  grep -E "TFLOP|GPU" "$OUT/sweep.log"
+  python3 "$root/perf/plot.py" "$OUT/sweep.png" "$OUT/sweep.csv" || true
 fi
 exit $rc

@@ -3,6 +3,7 @@
  * mostly larger than needed, each case through one of the five entry points in turn, on fresh
  * random inputs, checked against OpenBLAS with the netlib error gauge
  *   |C - Cref| <= 2 (k+2) eps (|alpha| |op(A)| |op(B)| + |beta| |C0|)   (NaN fails).
+ * Device and managed operands start 0 to 3 elements past an aligned address.
  * Padding rows of A, B and C hold NaN; C's must come back bit for bit, and beta = 0 cases start
  * with NaN in C, alpha = 0 cases with NaN in all of A and B. The backend that ran is checked
  * against FASTGEMM_MODE and the kind of pointers.
@@ -24,7 +25,7 @@ static int ptr_kind = PTR_HOST;
 static uint64_t seed;
 static long failures, checked;
 static void *gpu_buf[3]; /* device or managed copies of A, B, C */
-static const size_t gpu_cap = 300 * 300 * sizeof(double);
+static const size_t gpu_cap = 300 * 300 * sizeof(double) + 64;
 
 static int64_t max64(int64_t a, int64_t b) { return a > b ? a : b; }
 
@@ -66,6 +67,7 @@ static int backend_ok(fastgemm_backend got, int quick)
         T alpha = (T)alpha_d, beta = (T)beta_d;                                                 \
         int64_t ra = tai ? k : m, ca = tai ? m : k, rb = tbi ? n : k, cb = tbi ? k : n;         \
         int64_t lda = leading(&r, ra), ldb = leading(&r, rb), ldc = leading(&r, m);             \
+        int off[3] = {rng_below(&r, 4), rng_below(&r, 4), rng_below(&r, 4)};                    \
         size_t na = (size_t)(lda * ca), nb = (size_t)(ldb * cb), nc = (size_t)(ldc * n);        \
         T *a = malloc(na * sizeof(T)), *b = malloc(nb * sizeof(T));                             \
         T *c = malloc(nc * sizeof(T)), *c0 = malloc(nc * sizeof(T)), *cref = malloc(nc * sizeof(T)); \
@@ -102,19 +104,20 @@ static int backend_ok(fastgemm_backend got, int quick)
                                                                                                 \
         T *ua = a, *ub = b, *uc = c;                                                            \
         if (ptr_kind != PTR_HOST) {                                                             \
-            if (test_copy(gpu_buf[0], a, na * sizeof(T)) ||                                     \
-                test_copy(gpu_buf[1], b, nb * sizeof(T)) ||                                     \
-                test_copy(gpu_buf[2], c, nc * sizeof(T))) {                                     \
+            /* Device operands start 0 to 3 elements past an aligned address. */                \
+            if (test_copy((T *)gpu_buf[0] + off[0], a, na * sizeof(T)) ||                       \
+                test_copy((T *)gpu_buf[1] + off[1], b, nb * sizeof(T)) ||                       \
+                test_copy((T *)gpu_buf[2] + off[2], c, nc * sizeof(T))) {                       \
                 report(idx, #SUF, api, ta, tb, m, n, k, lda, ldb, ldc, alpha, beta, "copy in"); \
                 goto out;                                                                       \
             }                                                                                   \
-            ua = gpu_buf[0];                                                                    \
-            ub = gpu_buf[1];                                                                    \
-            uc = gpu_buf[2];                                                                    \
+            ua = (T *)gpu_buf[0] + off[0];                                                      \
+            ub = (T *)gpu_buf[1] + off[1];                                                      \
+            uc = (T *)gpu_buf[2] + off[2];                                                      \
         }                                                                                       \
         CALL(api, ta, tb, m, n, k, alpha, ua, lda, ub, ldb, beta, uc, ldc);                     \
         fastgemm_backend be = fastgemm_last_backend();                                          \
-        if (ptr_kind != PTR_HOST && test_copy(c, gpu_buf[2], nc * sizeof(T))) {                 \
+        if (ptr_kind != PTR_HOST && test_copy(c, (T *)gpu_buf[2] + off[2], nc * sizeof(T))) {   \
             report(idx, #SUF, api, ta, tb, m, n, k, lda, ldb, ldc, alpha, beta, "copy out");    \
             goto out;                                                                           \
         }                                                                                       \

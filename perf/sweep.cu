@@ -1,0 +1,333 @@
+// sweep.cu: libfastgemm against cuBLAS on device pointers, in one run. For each shape and
+// transpose pair: fills inputs on the device, validates both libraries first (C poisoned with
+// NaN beforehand, so every entry must be written; 256 random entries checked against an FP64 dot
+// product with the netlib gauge), warms up, then times each library with CUDA events over
+// repeated calls that rotate through input sets larger than L2, in alternating rounds, and
+// reports the medians. Writes a CSV and prints a table.
+// Usage: fastgemm-sweep [--prec s|d] [--shapes square|irregular|all|MxNxK,...] [--trans all|NN,TN,..]
+//                       [--reps N] [--csv FILE] [--kernel NAME]
+#include <fastgemm.h>
+
+#include <cublas_v2.h>
+#include <cuda_runtime.h>
+
+#include <algorithm>
+#include <cfloat>
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <string>
+#include <vector>
+
+#define CHECK_CUDA(x)                                                                           \
+    do {                                                                                        \
+        cudaError_t e_ = (x);                                                                   \
+        if (e_ != cudaSuccess) {                                                                \
+            fprintf(stderr, "%s:%d: %s: %s\n", __FILE__, __LINE__, #x, cudaGetErrorString(e_)); \
+            exit(1);                                                                            \
+        }                                                                                       \
+    } while (0)
+#define CHECK_CUBLAS(x)                                                                         \
+    do {                                                                                        \
+        cublasStatus_t s_ = (x);                                                                \
+        if (s_ != CUBLAS_STATUS_SUCCESS) {                                                      \
+            fprintf(stderr, "%s:%d: %s: cuBLAS status %d\n", __FILE__, __LINE__, #x, (int)s_);  \
+            exit(1);                                                                            \
+        }                                                                                       \
+    } while (0)
+
+struct Shape {
+    long m, n, k;
+};
+
+template <typename T>
+__global__ void fill_uniform(T *x, size_t count, unsigned long long seed)
+{
+    for (size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x; i < count;
+         i += (size_t)gridDim.x * blockDim.x) {
+        unsigned long long z = (i + 1) * 0x9e3779b97f4a7c15ull ^ seed;
+        z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+        z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+        z ^= z >> 31;
+        x[i] = (T)((double)(z >> 11) * (2.0 / 9007199254740992.0) - 1.0);
+    }
+}
+
+template <typename T>
+__global__ void fill_nan(T *x, size_t count)
+{
+    for (size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x; i < count;
+         i += (size_t)gridDim.x * blockDim.x)
+        x[i] = (T)NAN;
+}
+
+// Counts entries of C that are not finite (never written, or broken).
+template <typename T>
+__global__ void count_nonfinite(const T *c, size_t count, unsigned long long *bad)
+{
+    unsigned long long mine = 0;
+    for (size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x; i < count;
+         i += (size_t)gridDim.x * blockDim.x)
+        mine += !isfinite((double)c[i]);
+    if (mine) atomicAdd(bad, mine);
+}
+
+// One block per checked entry (i, j): the FP64 dot product and the gauge sum |a||b|; records
+// |C - ref| / ((k+2) eps gauge) for it (<= 1 passes; NaN counts as failing).
+template <typename T>
+__global__ void spot_check(const T *a, long lda, const T *b, long ldb, const T *c, long ldc,
+                           long m, long n, long k, bool ta, bool tb, unsigned long long seed,
+                           double eps, double *ratio)
+{
+    unsigned long long z = (blockIdx.x + 1) * 0x9e3779b97f4a7c15ull ^ seed;
+    z = (z ^ (z >> 31)) * 0xbf58476d1ce4e5b9ull;
+    const long i = (long)(z % (unsigned long long)m), j = (long)((z >> 32) % (unsigned long long)n);
+    double s = 0, g = 0;
+    for (long p = threadIdx.x; p < k; p += blockDim.x) {
+        const double x = ta ? a[p + i * lda] : a[i + p * lda];
+        const double y = tb ? b[j + p * ldb] : b[p + j * ldb];
+        s += x * y;
+        g += fabs(x * y);
+    }
+    __shared__ double ss[256], gg[256];
+    ss[threadIdx.x] = s;
+    gg[threadIdx.x] = g;
+    __syncthreads();
+    for (int w = blockDim.x / 2; w > 0; w /= 2) {
+        if (threadIdx.x < w) {
+            ss[threadIdx.x] += ss[threadIdx.x + w];
+            gg[threadIdx.x] += gg[threadIdx.x + w];
+        }
+        __syncthreads();
+    }
+    if (threadIdx.x == 0) {
+        const double err = fabs((double)c[i + j * ldc] - ss[0]);
+        const double tol = (double)(k + 2) * eps * gg[0];
+        ratio[blockIdx.x] = tol > 0 ? err / tol : (err == 0 ? 0 : INFINITY);
+        if (!(err == err)) ratio[blockIdx.x] = NAN;
+    }
+}
+
+template <typename T>
+struct Lib;
+template <>
+struct Lib<float> {
+    static constexpr cudaDataType_t type = CUDA_R_32F;
+    static constexpr cublasComputeType_t compute = CUBLAS_COMPUTE_32F; // strict FP32, no TF32
+    static int ours(cudaStream_t s, char ta, char tb, long m, long n, long k, const float *a,
+                    long lda, const float *b, long ldb, float *c, long ldc)
+    {
+        return fastgemm_sgemm_stream(s, (fastgemm_op)ta, (fastgemm_op)tb, m, n, k, 1.f, a, lda, b,
+                                     ldb, 0.f, c, ldc);
+    }
+};
+template <>
+struct Lib<double> {
+    static constexpr cudaDataType_t type = CUDA_R_64F;
+    static constexpr cublasComputeType_t compute = CUBLAS_COMPUTE_64F;
+    static int ours(cudaStream_t s, char ta, char tb, long m, long n, long k, const double *a,
+                    long lda, const double *b, long ldb, double *c, long ldc)
+    {
+        return fastgemm_dgemm_stream(s, (fastgemm_op)ta, (fastgemm_op)tb, m, n, k, 1.0, a, lda, b,
+                                     ldb, 0.0, c, ldc);
+    }
+};
+
+static double median(std::vector<float> v)
+{
+    std::sort(v.begin(), v.end());
+    return v.size() % 2 ? v[v.size() / 2] : 0.5 * (v[v.size() / 2 - 1] + v[v.size() / 2]);
+}
+
+template <typename T>
+static bool run_shape(cublasHandle_t h, cudaStream_t s, const Shape &sh, char ta, char tb,
+                      int reps, FILE *csv, const char *prec)
+{
+    const long m = sh.m, n = sh.n, k = sh.k;
+    const long lda = ta == 'N' ? m : k, ldb = tb == 'N' ? k : n, ldc = m;
+    const size_t na = (size_t)lda * (ta == 'N' ? k : m), nb = (size_t)ldb * (tb == 'N' ? n : k);
+    const size_t nc = (size_t)ldc * n, set_bytes = (na + nb + nc) * sizeof(T);
+    // Enough input sets that one pass over them exceeds twice the L2; no more than memory allows.
+    int dev = 0;
+    CHECK_CUDA(cudaGetDevice(&dev));
+    int l2 = 0;
+    CHECK_CUDA(cudaDeviceGetAttribute(&l2, cudaDevAttrL2CacheSize, dev));
+    size_t free_b = 0, total_b = 0;
+    CHECK_CUDA(cudaMemGetInfo(&free_b, &total_b));
+    int sets = (int)std::min<size_t>(8, std::max<size_t>(1, 2 * (size_t)l2 / set_bytes + 1));
+    while (sets > 1 && sets * set_bytes > free_b / 2) sets--;
+    if (set_bytes + nc * sizeof(T) > free_b * 9 / 10) {
+        printf("%s %c%c %ldx%ldx%ld: does not fit in device memory, skipped\n", prec, ta, tb, m, n, k);
+        return true;
+    }
+    std::vector<T *> A(sets), B(sets), C(sets);
+    for (int i = 0; i < sets; i++) {
+        CHECK_CUDA(cudaMalloc(&A[i], na * sizeof(T)));
+        CHECK_CUDA(cudaMalloc(&B[i], nb * sizeof(T)));
+        CHECK_CUDA(cudaMalloc(&C[i], nc * sizeof(T)));
+        fill_uniform<<<1024, 256, 0, s>>>(A[i], na, 1000 + 2 * i);
+        fill_uniform<<<1024, 256, 0, s>>>(B[i], nb, 1001 + 2 * i);
+    }
+    T *c_ref;
+    double *ratio;
+    unsigned long long *bad;
+    const int spots = 256;
+    CHECK_CUDA(cudaMalloc(&c_ref, nc * sizeof(T)));
+    CHECK_CUDA(cudaMalloc(&ratio, spots * sizeof(double)));
+    CHECK_CUDA(cudaMalloc(&bad, sizeof *bad));
+    const T one = 1, zero = 0;
+    const cublasOperation_t oa = ta == 'N' ? CUBLAS_OP_N : CUBLAS_OP_T;
+    const cublasOperation_t ob = tb == 'N' ? CUBLAS_OP_N : CUBLAS_OP_T;
+    auto ours = [&](int i) {
+        if (Lib<T>::ours(s, ta, tb, m, n, k, A[i], lda, B[i], ldb, C[i], ldc) != 0) {
+            fprintf(stderr, "libfastgemm failed\n");
+            exit(1);
+        }
+    };
+    auto cublas = [&](int i, T *c) {
+        CHECK_CUBLAS(cublasGemmEx(h, oa, ob, (int)m, (int)n, (int)k, &one, A[i], Lib<T>::type,
+                                  (int)lda, B[i], Lib<T>::type, (int)ldb, &zero, c, Lib<T>::type,
+                                  (int)ldc, Lib<T>::compute, CUBLAS_GEMM_DEFAULT));
+    };
+
+    // Validate both on set 0, C poisoned first.
+    const double eps = sizeof(T) == 4 ? FLT_EPSILON : DBL_EPSILON;
+    double worst[2] = {0, 0};
+    unsigned long long nonfinite[2] = {0, 0};
+    for (int lib = 0; lib < 2; lib++) {
+        T *c = lib == 0 ? C[0] : c_ref;
+        fill_nan<<<1024, 256, 0, s>>>(c, nc);
+        if (lib == 0) ours(0);
+        else cublas(0, c_ref);
+        CHECK_CUDA(cudaMemsetAsync(bad, 0, sizeof *bad, s));
+        count_nonfinite<<<1024, 256, 0, s>>>(c, nc, bad);
+        spot_check<<<spots, 256, 0, s>>>(A[0], lda, B[0], ldb, c, ldc, m, n, k, ta == 'T', tb == 'T',
+                                         77, eps, ratio);
+        std::vector<double> r(spots);
+        CHECK_CUDA(cudaMemcpyAsync(r.data(), ratio, spots * sizeof(double), cudaMemcpyDeviceToHost, s));
+        CHECK_CUDA(cudaMemcpyAsync(&nonfinite[lib], bad, sizeof *bad, cudaMemcpyDeviceToHost, s));
+        CHECK_CUDA(cudaStreamSynchronize(s));
+        for (double x : r)
+            if (!(x <= worst[lib])) worst[lib] = x; // NaN sticks
+    }
+    const bool valid = worst[0] <= 1 && nonfinite[0] == 0;
+
+    // Warm up, then alternate rounds of each library; events around every call.
+    const int rounds = 2, per_round = std::max(1, reps / rounds);
+    std::vector<float> t_ours, t_cublas;
+    std::vector<cudaEvent_t> ev(2 * per_round);
+    for (auto &e : ev) CHECK_CUDA(cudaEventCreate(&e));
+    for (int w = 0; w < 2; w++) {
+        ours(w % sets);
+        cublas(w % sets, C[w % sets]);
+    }
+    for (int r = 0; r < rounds; r++)
+        for (int lib = 0; lib < 2; lib++) {
+            for (int i = 0; i < per_round; i++) {
+                CHECK_CUDA(cudaEventRecord(ev[2 * i], s));
+                if (lib == 0) ours(i % sets);
+                else cublas(i % sets, C[i % sets]);
+                CHECK_CUDA(cudaEventRecord(ev[2 * i + 1], s));
+            }
+            CHECK_CUDA(cudaStreamSynchronize(s));
+            for (int i = 0; i < per_round; i++) {
+                float ms = 0;
+                CHECK_CUDA(cudaEventElapsedTime(&ms, ev[2 * i], ev[2 * i + 1]));
+                (lib == 0 ? t_ours : t_cublas).push_back(ms);
+            }
+        }
+    const double mo = median(t_ours), mc = median(t_cublas);
+    const double flop = 2.0 * m * n * k;
+    const double to = flop / mo * 1e-9, tc = flop / mc * 1e-9;
+    printf("%s %c%c %6ld x %6ld x %6ld  fastgemm %8.3f ms %6.2f TFLOP/s  cuBLAS %8.3f ms %6.2f TFLOP/s"
+           "  ratio %5.3f  check %s (err/bound %.2g, cuBLAS %.2g)\n",
+           prec, ta, tb, m, n, k, mo, to, mc, tc, tc > 0 ? to / tc : 0, valid ? "ok" : "FAILED",
+           worst[0], worst[1]);
+    fprintf(csv, "%s,%c%c,%ld,%ld,%ld,%.6f,%.6f,%.4f,%.4f,%.4f,%s,%.3g,%d\n", prec, ta, tb, m, n, k,
+            mo, mc, to, tc, to / tc, valid ? "ok" : "FAILED", worst[0], sets);
+    fflush(csv);
+    fflush(stdout);
+    for (auto &e : ev) cudaEventDestroy(e);
+    for (int i = 0; i < sets; i++) {
+        cudaFree(A[i]);
+        cudaFree(B[i]);
+        cudaFree(C[i]);
+    }
+    cudaFree(c_ref);
+    cudaFree(ratio);
+    cudaFree(bad);
+    return valid;
+}
+
+int main(int argc, char **argv)
+{
+    std::string prec = "s", shapes = "all", trans = "all", csv_path = "sweep.csv";
+    int reps = 20;
+    for (int i = 1; i + 1 < argc; i += 2) {
+        if (!strcmp(argv[i], "--prec")) prec = argv[i + 1];
+        else if (!strcmp(argv[i], "--shapes")) shapes = argv[i + 1];
+        else if (!strcmp(argv[i], "--trans")) trans = argv[i + 1];
+        else if (!strcmp(argv[i], "--reps")) reps = atoi(argv[i + 1]);
+        else if (!strcmp(argv[i], "--csv")) csv_path = argv[i + 1];
+        else if (!strcmp(argv[i], "--kernel")) setenv("FASTGEMM_KERNEL", argv[i + 1], 1);
+        else {
+            fprintf(stderr, "unknown option %s\n", argv[i]);
+            return 2;
+        }
+    }
+    std::vector<Shape> list;
+    const std::vector<Shape> square = {{256, 256, 256},    {512, 512, 512},    {1024, 1024, 1024},
+                                       {2048, 2048, 2048}, {3072, 3072, 3072}, {4096, 4096, 4096},
+                                       {6144, 6144, 6144}, {8192, 8192, 8192}, {12288, 12288, 12288},
+                                       {16384, 16384, 16384}};
+    const std::vector<Shape> irregular = {{4095, 4095, 4095}, {1000, 1000, 1000},
+                                          {8192, 8192, 128},  {8192, 128, 8192},
+                                          {128, 8192, 8192},  {16384, 16384, 1024},
+                                          {2048, 2048, 32768}, {3000, 5000, 700}};
+    if (shapes == "square" || shapes == "all") list.insert(list.end(), square.begin(), square.end());
+    if (shapes == "irregular" || shapes == "all")
+        list.insert(list.end(), irregular.begin(), irregular.end());
+    if (list.empty()) { // MxNxK,MxNxK,...
+        for (const char *p = shapes.c_str(); *p;) {
+            Shape sh;
+            if (sscanf(p, "%ldx%ldx%ld", &sh.m, &sh.n, &sh.k) != 3) {
+                fprintf(stderr, "bad shape list %s\n", shapes.c_str());
+                return 2;
+            }
+            list.push_back(sh);
+            p = strchr(p, ',');
+            if (!p) break;
+            p++;
+        }
+    }
+    std::vector<std::pair<char, char>> pairs;
+    for (const char *tp : {"NN", "NT", "TN", "TT"})
+        if (trans == "all" || trans.find(tp) != std::string::npos) pairs.push_back({tp[0], tp[1]});
+
+    cudaDeviceProp prop;
+    CHECK_CUDA(cudaGetDeviceProperties(&prop, 0));
+    printf("GPU: %s, %d SMs, L2 %d MB; libfastgemm %s; kernel %s\n", prop.name,
+           prop.multiProcessorCount, prop.l2CacheSize >> 20, fastgemm_version(),
+           getenv("FASTGEMM_KERNEL") ? getenv("FASTGEMM_KERNEL") : "(table)");
+    cublasHandle_t h;
+    cudaStream_t s;
+    CHECK_CUBLAS(cublasCreate(&h));
+    CHECK_CUDA(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking));
+    CHECK_CUBLAS(cublasSetStream(h, s));
+    FILE *csv = fopen(csv_path.c_str(), "w");
+    if (!csv) {
+        perror(csv_path.c_str());
+        return 1;
+    }
+    fprintf(csv, "prec,trans,m,n,k,fastgemm_ms,cublas_ms,fastgemm_tflops,cublas_tflops,ratio,check,"
+                 "err_over_bound,input_sets\n");
+    bool all_valid = true;
+    for (const Shape &sh : list)
+        for (auto tp : pairs)
+            all_valid &= prec == "d" ? run_shape<double>(h, s, sh, tp.first, tp.second, reps, csv, "d")
+                                     : run_shape<float>(h, s, sh, tp.first, tp.second, reps, csv, "s");
+    fclose(csv);
+    cublasDestroy(h);
+    return all_valid ? 0 : 1;
+}
