@@ -24,7 +24,8 @@ cmake --build "$BUILD" -j"$(nproc)" > "$OUT/build.log" 2>&1 || { tail -40 "$OUT/
 echo "build ok"
 cd "$BUILD" || exit 1
 cuobjdump --dump-sass CMakeFiles/fastgemm_objects.dir/cuda/sgemm_simt.cu.o > sgemm.sass 2>/dev/null &&
-  awk '/Function :/ {f=$3} /FFMA|LDS|LDGSTS|STG|LDL|STL|BAR/ {match($0, /(FFMA|LDS[.A-Z0-9]*|LDGSTS[.A-Z0-9]*|STG[.A-Z0-9]*|LDL|STL|BAR[.A-Z]*)/, m); c[f" "m[1]]++} END {for (k in c) print c[k], k}' sgemm.sass | sort -k2 > "$OUT/sass_sgemm.txt"
+  grep -oE "Function : [^ ]+|FFMA|LDS(\.[A-Z0-9.]+)?|LDGSTS(\.[A-Z0-9.]+)?|STG(\.[A-Z0-9.]+)?|LDL|STL" sgemm.sass |
+  awk '/^Function/ {f=$3; next} {c[f" "$0]++} END {for (k in c) print c[k], k}' | sort -k2 > "$OUT/sass_sgemm.txt"
 rc=0
 if [ -z "${NO_TESTS:-}" ]; then
   ctest -j8 -V ${CTEST_ARGS:-} > "$OUT/ctest.log" 2>&1
