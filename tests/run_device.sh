@@ -4,6 +4,7 @@
 # CTEST_ARGS narrows the tests (e.g. "-R sweep_s"); NO_TESTS=1 skips them, NO_SANITIZER=1 the
 # sanitizer. SWEEP="args for fastgemm-sweep" also times libfastgemm against cuBLAS (sweep.csv,
 # sweep.png), and the SGEMM kernels' SASS instruction counts go to sass_sgemm.txt.
+# TUNE="args for fastgemm-tune" builds and runs the SGEMM tuner (tune.csv, tune.log).
 # What such a machine may lack comes prebuilt in $CARRY (default .devcarry, see the README):
 #   netlib/   Debian's libblas-test testers, their .in files and the reference libblas.so.3
 #   prebuilt/ abi_f_linked and abi_f_blas (built where gfortran is)
@@ -18,7 +19,7 @@ nvidia-smi --query-gpu=name,driver_version,memory.total,clocks.max.sm --format=c
 ldconfig -p | grep -q 'libgfortran.so.5 ' || export LD_LIBRARY_PATH=$CARRY/gfortran${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
 # The prebuilt Fortran program linked against libblas.so.3: the reference one, if the machine has none.
 ldconfig -p | grep -q 'libblas.so.3 ' || export LD_LIBRARY_PATH=${LD_LIBRARY_PATH:+$LD_LIBRARY_PATH:}$CARRY/netlib
-cmake -S "$root" -B "$BUILD" -DFASTGEMM_NETLIB_DIR="$CARRY/netlib" \
+cmake -S "$root" -B "$BUILD" -DFASTGEMM_NETLIB_DIR="$CARRY/netlib" -DFASTGEMM_BUILD_TUNER=${TUNE:+ON}${TUNE:-OFF} \
   -DFASTGEMM_PREBUILT_TESTS="$CARRY/prebuilt" > "$OUT/configure.log" 2>&1 || { tail -30 "$OUT/configure.log"; exit 1; }
 cmake --build "$BUILD" -j"$(nproc)" > "$OUT/build.log" 2>&1 || { tail -40 "$OUT/build.log"; exit 1; }
 echo "build ok"
@@ -40,6 +41,10 @@ if [ -z "${NO_SANITIZER:-}" ]; then
       ./tests/test_gemm --prec s --ptr device --max-size 65 --stride 7 > "$OUT/sanitizer_$tool.log" 2>&1
     echo "compute-sanitizer $tool: exit $? ($(tail -1 "$OUT/sanitizer_$tool.log"))"
   done
+fi
+if [ -n "${TUNE:-}" ]; then
+  ./fastgemm-tune $TUNE --csv "$OUT/tune.csv" > "$OUT/tune.log" 2>&1 || rc=1
+  grep -E "cuBLAS|best" "$OUT/tune.log"
 fi
 if [ -n "${SWEEP:-}" ]; then
   ./fastgemm-sweep $SWEEP --csv "$OUT/sweep.csv" > "$OUT/sweep.log" 2>&1 || rc=1

@@ -1,0 +1,109 @@
+// perf_util.cuh: what the perf/ programs share: error checks, device-side random fill and NaN
+// poison, a count of non-finite entries, the FP64 spot check with the netlib gauge, medians.
+#pragma once
+
+#include <cublas_v2.h>
+#include <cuda_runtime.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <vector>
+
+#define CHECK_CUDA(x)                                                                           \
+    do {                                                                                        \
+        cudaError_t e_ = (x);                                                                   \
+        if (e_ != cudaSuccess) {                                                                \
+            fprintf(stderr, "%s:%d: %s: %s\n", __FILE__, __LINE__, #x, cudaGetErrorString(e_)); \
+            exit(1);                                                                            \
+        }                                                                                       \
+    } while (0)
+#define CHECK_CUBLAS(x)                                                                         \
+    do {                                                                                        \
+        cublasStatus_t s_ = (x);                                                                \
+        if (s_ != CUBLAS_STATUS_SUCCESS) {                                                      \
+            fprintf(stderr, "%s:%d: %s: cuBLAS status %d\n", __FILE__, __LINE__, #x, (int)s_);  \
+            exit(1);                                                                            \
+        }                                                                                       \
+    } while (0)
+
+struct Shape {
+    long m, n, k;
+};
+
+template <typename T>
+__global__ void fill_uniform(T *x, size_t count, unsigned long long seed)
+{
+    for (size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x; i < count;
+         i += (size_t)gridDim.x * blockDim.x) {
+        unsigned long long z = (i + 1) * 0x9e3779b97f4a7c15ull ^ seed;
+        z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+        z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+        z ^= z >> 31;
+        x[i] = (T)((double)(z >> 11) * (2.0 / 9007199254740992.0) - 1.0);
+    }
+}
+
+template <typename T>
+__global__ void fill_nan(T *x, size_t count)
+{
+    for (size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x; i < count;
+         i += (size_t)gridDim.x * blockDim.x)
+        x[i] = (T)NAN;
+}
+
+// Counts entries of C that are not finite (never written, or broken).
+template <typename T>
+__global__ void count_nonfinite(const T *c, size_t count, unsigned long long *bad)
+{
+    unsigned long long mine = 0;
+    for (size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x; i < count;
+         i += (size_t)gridDim.x * blockDim.x)
+        mine += !isfinite((double)c[i]);
+    if (mine) atomicAdd(bad, mine);
+}
+
+// One block per checked entry (i, j): the FP64 dot product and the gauge sum |a||b|; records
+// |C - ref| / ((k+2) eps gauge) for it (<= 1 passes; NaN counts as failing).
+template <typename T>
+__global__ void spot_check(const T *a, long lda, const T *b, long ldb, const T *c, long ldc,
+                           long m, long n, long k, bool ta, bool tb, unsigned long long seed,
+                           double eps, double *ratio)
+{
+    unsigned long long z = (blockIdx.x + 1) * 0x9e3779b97f4a7c15ull ^ seed;
+    z = (z ^ (z >> 31)) * 0xbf58476d1ce4e5b9ull;
+    const long i = (long)(z % (unsigned long long)m), j = (long)((z >> 32) % (unsigned long long)n);
+    double s = 0, g = 0;
+    for (long p = threadIdx.x; p < k; p += blockDim.x) {
+        const double x = ta ? a[p + i * lda] : a[i + p * lda];
+        const double y = tb ? b[j + p * ldb] : b[p + j * ldb];
+        s += x * y;
+        g += fabs(x * y);
+    }
+    __shared__ double ss[256], gg[256];
+    ss[threadIdx.x] = s;
+    gg[threadIdx.x] = g;
+    __syncthreads();
+    for (int w = blockDim.x / 2; w > 0; w /= 2) {
+        if (threadIdx.x < w) {
+            ss[threadIdx.x] += ss[threadIdx.x + w];
+            gg[threadIdx.x] += gg[threadIdx.x + w];
+        }
+        __syncthreads();
+    }
+    if (threadIdx.x == 0) {
+        const double err = fabs((double)c[i + j * ldc] - ss[0]);
+        const double tol = (double)(k + 2) * eps * gg[0];
+        ratio[blockIdx.x] = tol > 0 ? err / tol : (err == 0 ? 0 : INFINITY);
+        if (!(err == err)) ratio[blockIdx.x] = NAN;
+    }
+}
+
+static inline double median(std::vector<float> v)
+{
+    std::sort(v.begin(), v.end());
+    return v.size() % 2 ? v[v.size() / 2] : 0.5 * (v[v.size() / 2 - 1] + v[v.size() / 2]);
+}
+
