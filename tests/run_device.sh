@@ -19,7 +19,9 @@ nvidia-smi --query-gpu=name,driver_version,memory.total,clocks.max.sm --format=c
 ldconfig -p | grep -q 'libgfortran.so.5 ' || export LD_LIBRARY_PATH=$CARRY/gfortran${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
 # The prebuilt Fortran program linked against libblas.so.3: the reference one, if the machine has none.
 ldconfig -p | grep -q 'libblas.so.3 ' || export LD_LIBRARY_PATH=${LD_LIBRARY_PATH:+$LD_LIBRARY_PATH:}$CARRY/netlib
-cmake -S "$root" -B "$BUILD" -DFASTGEMM_NETLIB_DIR="$CARRY/netlib" -DFASTGEMM_BUILD_TUNER=${TUNE:+ON}${TUNE:-OFF} \
+tuner=OFF
+[ -z "${TUNE:-}" ] || tuner=ON
+cmake -S "$root" -B "$BUILD" -DFASTGEMM_NETLIB_DIR="$CARRY/netlib" -DFASTGEMM_BUILD_TUNER="$tuner" \
   -DFASTGEMM_PREBUILT_TESTS="$CARRY/prebuilt" > "$OUT/configure.log" 2>&1 || { tail -30 "$OUT/configure.log"; exit 1; }
 cmake --build "$BUILD" -j"$(nproc)" > "$OUT/build.log" 2>&1 || { tail -40 "$OUT/build.log"; exit 1; }
 echo "build ok"
