@@ -14,8 +14,9 @@ FG_HIDDEN cudaError_t fg_cuda_gemm_tiled(const fg_gemm_args *g, const void *a, i
 enum {
     FG_KERNEL_AUTO = -1,
     FG_KERNEL_TILED = 0,   // gemm_tiled.cu, float and double: the plain shared-memory kernel
-    FG_SGEMM_SIMT_128 = 1, // sgemm_simt.cu, 128x128x8 blocks, 4 stages
-    FG_SGEMM_SIMT_64 = 2,  // sgemm_simt.cu, 64x64x8 blocks, 4 stages
+    FG_SGEMM_SIMT_128 = 1,    // sgemm_simt.cu, 128x128x16 blocks, 64x32 warps, 3 stages
+    FG_SGEMM_SIMT_64x128 = 2, // sgemm_simt.cu, 64x128x8 blocks, 32x64 warps, 4 stages
+    FG_SGEMM_SIMT_64 = 3,     // sgemm_simt.cu, 64x64x8 blocks, 32x64 warps, 4 stages
     FG_KERNEL_COUNT
 };
 FG_HIDDEN extern const char *const fg_kernel_names[FG_KERNEL_COUNT];

@@ -105,8 +105,9 @@ cudaError_t run_gemm(const fg_gemm_args *g, const void *a, int64_t lda, const vo
 
 } // namespace
 
-const char *const fg_kernel_names[FG_KERNEL_COUNT] = {"tiled_64x64x16", "simt_128x128x8_s4",
-                                                      "simt_64x64x8_s4"};
+const char *const fg_kernel_names[FG_KERNEL_COUNT] = {
+    "tiled_64x64x16", "simt_128x128x16_w64x32_s3", "simt_64x128x8_w32x64_s4",
+    "simt_64x64x8_w32x64_s4"};
 
 void fg_gpu_classify(const fg_gemm_args *g, fg_operands *ops)
 {

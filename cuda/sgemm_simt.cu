@@ -4,22 +4,43 @@
 #include "sgemm_simt.cuh"
 
 namespace {
-// In the order of fg_kernel_names (kernels.h).
-using Simt128x128 = fg_simt::SimtConfig<128, 128, 8, 32, 64, 4>;
+// In the order of fg_kernel_names (kernels.h). Chosen from fastgemm-tune on the H100
+// (perf/NOTES.md): BK = 16 wins on large problems, 64-wide tiles where 128x128 ones are too
+// few to fill the 132 SMs.
+using Simt128x128 = fg_simt::SimtConfig<128, 128, 16, 64, 32, 3>;
+using Simt64x128 = fg_simt::SimtConfig<64, 128, 8, 32, 64, 4>;
 using Simt64x64 = fg_simt::SimtConfig<64, 64, 8, 32, 64, 4>;
+
+int64_t tiles(const fg_gemm_args *g, int64_t bm, int64_t bn)
+{
+    return ((g->m + bm - 1) / bm) * ((g->n + bn - 1) / bn);
+}
+
+int sm_count()
+{
+    int dev = 0, sms = 0;
+    if (cudaGetDevice(&dev) != cudaSuccess ||
+        cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev) != cudaSuccess) {
+        cudaGetLastError();
+        return 132;
+    }
+    return sms;
+}
 } // namespace
 
 cudaError_t fg_cuda_sgemm_simt(const fg_gemm_args *g, int kernel, const void *a, int64_t lda,
                                const void *b, int64_t ldb, void *c, int64_t ldc, cudaStream_t s)
 {
     if (kernel == FG_KERNEL_AUTO) {
-        // Two 128x128 tiles for each of the 132 SMs or more: the large tile; otherwise the
-        // smaller one, which fills the GPU on problems like 1000^3.
-        const int64_t tiles = ((g->m + 127) / 128) * ((g->n + 127) / 128);
-        kernel = tiles >= 264 ? FG_SGEMM_SIMT_128 : FG_SGEMM_SIMT_64;
+        // The largest tile that still gives every SM a block.
+        const int64_t sms = sm_count();
+        kernel = tiles(g, 128, 128) >= sms  ? FG_SGEMM_SIMT_128
+                 : tiles(g, 64, 128) >= sms ? FG_SGEMM_SIMT_64x128
+                                            : FG_SGEMM_SIMT_64;
     }
-    auto run = kernel == FG_SGEMM_SIMT_128 ? fg_simt::launch_any<Simt128x128>
-                                           : fg_simt::launch_any<Simt64x64>;
+    auto run = kernel == FG_SGEMM_SIMT_128      ? fg_simt::launch_any<Simt128x128>
+               : kernel == FG_SGEMM_SIMT_64x128 ? fg_simt::launch_any<Simt64x128>
+                                                : fg_simt::launch_any<Simt64x64>;
     return run(g->ta == 'T', g->tb == 'T', g->m, g->n, g->k, (float)g->alpha,
                static_cast<const float *>(a), lda, static_cast<const float *>(b), ldb,
                (float)g->beta, static_cast<float *>(c), ldc, s);

@@ -1,8 +1,7 @@
 #!/bin/bash
 # run_device.sh: on a machine with a GPU, builds libfastgemm with every core and runs the whole
-# CTest suite, gpu label included, plus compute-sanitizer on a small sweep; logs go to $OUT.
-# CTEST_ARGS narrows the tests (e.g. "-R sweep_s"); NO_TESTS=1 skips them, NO_SANITIZER=1 the
-# sanitizer. SWEEP="args for fastgemm-sweep" also times libfastgemm against cuBLAS (sweep.csv,
+# CTest suite, gpu label included (compute-sanitizer runs are tests there); logs go to $OUT.
+# CTEST_ARGS narrows the tests (e.g. "-R sweep_s"); NO_TESTS=1 skips them. SWEEP="args for fastgemm-sweep" also times libfastgemm against cuBLAS (sweep.csv,
 # sweep.png), and the SGEMM kernels' SASS instruction counts go to sass_sgemm.txt.
 # TUNE="args for fastgemm-tune" builds and runs the SGEMM tuner (tune.csv, tune.log).
 # What such a machine may lack comes prebuilt in $CARRY (default .devcarry, see the README):
@@ -37,13 +36,6 @@ fi
 grep -E "^ *[0-9]+/[0-9]+ Test|tests passed|Skipped|Failed" "$OUT/ctest.log" | tail -60
 FASTGEMM_TRACE=1 ./fastgemm-demo > "$OUT/demo.log" 2>&1
 echo "demo: exit $?"; grep -v "^fastgemm:" "$OUT/demo.log"
-if [ -z "${NO_SANITIZER:-}" ]; then
-  for tool in memcheck racecheck; do
-    FASTGEMM_MODE=gpu compute-sanitizer --tool $tool --error-exitcode 9 \
-      ./tests/test_gemm --prec s --ptr device --max-size 65 --stride 7 > "$OUT/sanitizer_$tool.log" 2>&1
-    echo "compute-sanitizer $tool: exit $? ($(tail -1 "$OUT/sanitizer_$tool.log"))"
-  done
-fi
 if [ -n "${TUNE:-}" ]; then
   ./fastgemm-tune $TUNE --csv "$OUT/tune.csv" > "$OUT/tune.log" 2>&1 || rc=1
   grep -E "cuBLAS|best" "$OUT/tune.log"
