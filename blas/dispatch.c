@@ -198,7 +198,7 @@ int fg_gemm_async(const fg_gemm_args *g, void *stream)
         finish(g, FASTGEMM_BACKEND_GPU, "enqueued", t0);
         return 0;
     }
-    fg_warn("%s on a stream: %s; nothing was enqueued", g->name, why);
+    fg_warn("%s: %s; nothing was enqueued", g->name, why);
     finish(g, FASTGEMM_BACKEND_NONE, why, t0);
     return -1;
 }

@@ -225,6 +225,53 @@ static int expect_gpu(void) { return mode_is("gpu"); }
         }                                                                                       \
     } while (0)
 
+/* fastgemm_*gemm_stream: argument errors as the C API; on a GPU, a right C on device memory once
+ * the stream is synchronized; without one, a failure that leaves C untouched. */
+static void check_stream_api(void)
+{
+    enum { M = 70, N = 33, K = 129 };
+    float a[M * K], b[K * N], c[M * N], want[M * N];
+    rng_t r = {99};
+    for (int i = 0; i < M * K; i++) a[i] = (float)rng_uniform(&r);
+    for (int i = 0; i < K * N; i++) b[i] = (float)rng_uniform(&r);
+    for (int i = 0; i < M * N; i++) c[i] = want[i] = (float)rng_uniform(&r);
+    CHECK(fastgemm_sgemm_stream(NULL, FASTGEMM_OP_N, FASTGEMM_OP_N, M, N, K, 1, a, M - 1, b, K,
+                                0, c, M) == -8,
+          "stream API: bad lda");
+    CHECK(fastgemm_dgemm_stream(NULL, (fastgemm_op)'x', FASTGEMM_OP_N, 1, 1, 1, 1, NULL, 1, NULL,
+                                1, 0, NULL, 1) == -1,
+          "stream API: bad transa");
+    ref_naive_sgemm('N', 'N', M, N, K, 1.5f, a, M, b, K, -0.5f, want, M);
+    if (!test_gpu_present()) {
+        float before[M * N];
+        memcpy(before, c, sizeof c);
+        int st = fastgemm_sgemm_stream(NULL, FASTGEMM_OP_N, FASTGEMM_OP_N, M, N, K, 1.5f, a, M, b,
+                                       K, -0.5f, c, M);
+        CHECK(st == FASTGEMM_ERROR_FAILED && !memcmp(before, c, sizeof c),
+              "stream API without a GPU: status %d, C %s", st,
+              memcmp(before, c, sizeof c) ? "changed" : "untouched");
+        return;
+    }
+    float *da = test_alloc(sizeof a, 0), *db = test_alloc(sizeof b, 0), *dc = test_alloc(sizeof c, 0);
+    if (!da || !db || !dc || test_copy(da, a, sizeof a) || test_copy(db, b, sizeof b) ||
+        test_copy(dc, c, sizeof c)) {
+        CHECK(0, "stream API: device memory");
+        return;
+    }
+    int st = fastgemm_sgemm_stream(NULL, FASTGEMM_OP_N, FASTGEMM_OP_N, M, N, K, 1.5f, da, M, db,
+                                   K, -0.5f, dc, M);
+    CHECK(st == 0 && !test_sync() && !test_copy(c, dc, sizeof c), "stream API: status %d", st);
+    int bad = 0;
+    for (int i = 0; i < M * N; i++)
+        bad += !(fabs((double)c[i] - want[i]) <= 2.0 * (K + 2) * 1.2e-7 * (1.5 * K + 0.5));
+    CHECK(!bad, "stream API on the GPU: %d wrong entries", bad);
+    CHECK(fastgemm_last_backend() == FASTGEMM_BACKEND_GPU, "stream API: backend %s",
+          fastgemm_backend_name(fastgemm_last_backend()));
+    test_free(da);
+    test_free(db);
+    test_free(dc);
+}
+
 int main(void)
 {
     if (mode_is("gpu") && !test_gpu_present()) {
@@ -235,6 +282,7 @@ int main(void)
     check_quick_returns();
     CHECK_SPECIAL(float, call_sgemm, ref_naive_sgemm);
     CHECK_SPECIAL(double, call_dgemm, ref_naive_dgemm);
+    check_stream_api();
     printf("test_args: %d checks, %d failed\n", checks, fails);
     return fails ? 1 : 0;
 }
