@@ -191,6 +191,16 @@ int fg_gemm_async(const fg_gemm_args *g, void *stream)
         finish(g, FASTGEMM_BACKEND_NONE, NULL, t0);
         return 0;
     }
+    /* A host operand would fault the kernel and with it the whole CUDA context: refused. */
+    fg_operands ops;
+    fg_gpu_classify(g, &ops);
+    int reads_ab = g->alpha != 0 && g->k > 0;
+    if ((reads_ab && (ops.a == FG_MEM_HOST || ops.b == FG_MEM_HOST)) || ops.c == FG_MEM_HOST) {
+        fg_warn("%s: an operand is host memory (the stream form takes device or managed memory); "
+                "nothing was enqueued", g->name);
+        finish(g, FASTGEMM_BACKEND_NONE, "host operand", t0);
+        return -1;
+    }
     int device = fg_gpu_stream_device(stream);
     if (device < 0) device = cfg->device;
     char why[256] = "no usable CUDA device";

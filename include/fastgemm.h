@@ -43,8 +43,9 @@ int fastgemm_dgemm(fastgemm_op transa, fastgemm_op transb, int64_t m, int64_t n,
 
 /* The same on device (or managed) memory, enqueued on a CUDA stream (a cudaStream_t; NULL is
  * the legacy default stream) of the device that stream belongs to, without waiting for it, as
- * cuBLAS does: no host operand, no CPU fallback. Returns 0, -i for an invalid argument i, or
- * FASTGEMM_ERROR_FAILED when nothing could be enqueued (no usable device, a launch error). */
+ * cuBLAS does: no CPU fallback. Returns 0, -i for an invalid argument i, or
+ * FASTGEMM_ERROR_FAILED when nothing could be enqueued (a host operand, no usable device, a
+ * launch error). */
 int fastgemm_sgemm_stream(void *stream, fastgemm_op transa, fastgemm_op transb, int64_t m,
                           int64_t n, int64_t k, float alpha, const float *a, int64_t lda,
                           const float *b, int64_t ldb, float beta, float *c, int64_t ldc);

@@ -225,8 +225,8 @@ static int expect_gpu(void) { return mode_is("gpu"); }
         }                                                                                       \
     } while (0)
 
-/* fastgemm_*gemm_stream: argument errors as the C API; on a GPU, a right C on device memory once
- * the stream is synchronized; without one, a failure that leaves C untouched. */
+/* fastgemm_*gemm_stream: argument errors as the C API; host operands refused with C untouched;
+ * on a GPU, a right C on device memory once the stream is synchronized. */
 static void check_stream_api(void)
 {
     enum { M = 70, N = 33, K = 129 };
@@ -242,24 +242,23 @@ static void check_stream_api(void)
                                 1, 0, NULL, 1) == -1,
           "stream API: bad transa");
     ref_naive_sgemm('N', 'N', M, N, K, 1.5f, a, M, b, K, -0.5f, want, M);
-    if (!test_gpu_present()) {
-        float before[M * N];
-        memcpy(before, c, sizeof c);
-        int st = fastgemm_sgemm_stream(NULL, FASTGEMM_OP_N, FASTGEMM_OP_N, M, N, K, 1.5f, a, M, b,
-                                       K, -0.5f, c, M);
-        CHECK(st == FASTGEMM_ERROR_FAILED && !memcmp(before, c, sizeof c),
-              "stream API without a GPU: status %d, C %s", st,
-              memcmp(before, c, sizeof c) ? "changed" : "untouched");
-        return;
-    }
+    /* Host operands are refused (with or without a GPU), C untouched. */
+    float before[M * N];
+    memcpy(before, c, sizeof c);
+    int st = fastgemm_sgemm_stream(NULL, FASTGEMM_OP_N, FASTGEMM_OP_N, M, N, K, 1.5f, a, M, b, K,
+                                   -0.5f, c, M);
+    CHECK(st == FASTGEMM_ERROR_FAILED && !memcmp(before, c, sizeof c),
+          "stream API on host memory: status %d, C %s", st,
+          memcmp(before, c, sizeof c) ? "changed" : "untouched");
+    if (!test_gpu_present()) return;
     float *da = test_alloc(sizeof a, 0), *db = test_alloc(sizeof b, 0), *dc = test_alloc(sizeof c, 0);
     if (!da || !db || !dc || test_copy(da, a, sizeof a) || test_copy(db, b, sizeof b) ||
         test_copy(dc, c, sizeof c)) {
         CHECK(0, "stream API: device memory");
         return;
     }
-    int st = fastgemm_sgemm_stream(NULL, FASTGEMM_OP_N, FASTGEMM_OP_N, M, N, K, 1.5f, da, M, db,
-                                   K, -0.5f, dc, M);
+    st = fastgemm_sgemm_stream(NULL, FASTGEMM_OP_N, FASTGEMM_OP_N, M, N, K, 1.5f, da, M, db, K,
+                               -0.5f, dc, M);
     CHECK(st == 0 && !test_sync() && !test_copy(c, dc, sizeof c), "stream API: status %d", st);
     int bad = 0;
     for (int i = 0; i < M * N; i++)
