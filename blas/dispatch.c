@@ -126,7 +126,7 @@ int fg_gemm(const fg_gemm_args *g)
     const fg_config *cfg = fg_get_config();
     double t0 = now_s();
 
-    if (g->m == 0 || g->n == 0 || ((g->alpha == 0 || g->k == 0) && g->beta == 1)) {
+    if (fg_quick_return(g)) {
         finish(g, FASTGEMM_BACKEND_NONE, NULL, t0);
         return 0;
     }
@@ -187,15 +187,14 @@ int fg_gemm_async(const fg_gemm_args *g, void *stream)
 {
     const fg_config *cfg = fg_get_config();
     double t0 = now_s();
-    if (g->m == 0 || g->n == 0 || ((g->alpha == 0 || g->k == 0) && g->beta == 1)) {
+    if (fg_quick_return(g)) {
         finish(g, FASTGEMM_BACKEND_NONE, NULL, t0);
         return 0;
     }
     /* A host operand would fault the kernel and with it the whole CUDA context: refused. */
     fg_operands ops;
     fg_gpu_classify(g, &ops);
-    int reads_ab = g->alpha != 0 && g->k > 0;
-    if ((reads_ab && (ops.a == FG_MEM_HOST || ops.b == FG_MEM_HOST)) || ops.c == FG_MEM_HOST) {
+    if ((fg_reads_ab(g) && (ops.a == FG_MEM_HOST || ops.b == FG_MEM_HOST)) || ops.c == FG_MEM_HOST) {
         fg_warn("%s: an operand is host memory (the stream form takes device or managed memory); "
                 "nothing was enqueued", g->name);
         finish(g, FASTGEMM_BACKEND_NONE, "host operand", t0);

@@ -34,6 +34,13 @@ static inline int64_t fg_rows_a(const fg_gemm_args *g) { return g->ta == 'N' ? g
 static inline int64_t fg_cols_a(const fg_gemm_args *g) { return g->ta == 'N' ? g->k : g->m; }
 static inline int64_t fg_rows_b(const fg_gemm_args *g) { return g->tb == 'N' ? g->k : g->n; }
 static inline int64_t fg_cols_b(const fg_gemm_args *g) { return g->tb == 'N' ? g->n : g->k; }
+/* The reference BLAS's rules, in one place: a quick return touches nothing; otherwise A and B
+ * are read only when alpha != 0 and k > 0 (else C = beta*C), and C only when beta != 0. */
+static inline int fg_quick_return(const fg_gemm_args *g)
+{
+    return g->m == 0 || g->n == 0 || ((g->alpha == 0 || g->k == 0) && g->beta == 1);
+}
+static inline int fg_reads_ab(const fg_gemm_args *g) { return g->alpha != 0 && g->k > 0; }
 
 /* blas/gemm.c: the Fortran BLAS argument check; returns the first bad argument's position or 0. */
 FG_HIDDEN int fg_check_args(char ta, char tb, int64_t m, int64_t n, int64_t k, int64_t lda,
@@ -60,7 +67,6 @@ typedef struct {
 /* cpu_ref/cpu_blas.c: the CPU side, on host (or managed) memory. */
 FG_HIDDEN void fg_cpu_gemm(const fg_gemm_args *g);
 FG_HIDDEN void fg_host_scale_c(const fg_gemm_args *g); /* C = beta*C; beta = 0 writes zeros */
-FG_HIDDEN const char *fg_cpu_blas_name(void);
 /* The next definition of a symbol after libfastgemm in the process (never our own), or NULL. */
 FG_HIDDEN void *fg_next_symbol(const char *name);
 

@@ -25,7 +25,6 @@ static struct {
     dgemm_fn d;
     sgemm64_fn s64;
     dgemm64_fn d64;
-    char name[256];
 } blas;
 static pthread_once_t blas_once = PTHREAD_ONCE_INIT;
 
@@ -53,14 +52,7 @@ static int take_from(void *handle)
     blas.d = (dgemm_fn)p[1];
     blas.s64 = (sgemm64_fn)p[2];
     blas.d64 = (dgemm64_fn)p[3];
-    for (int i = 0; i < 4; i++) {
-        Dl_info info;
-        if (p[i] && dladdr(p[i], &info) && info.dli_fname) {
-            snprintf(blas.name, sizeof blas.name, "%s", info.dli_fname);
-            return 1;
-        }
-    }
-    return 0;
+    return p[0] || p[1] || p[2] || p[3];
 }
 
 static void resolve(void)
@@ -82,15 +74,8 @@ static void resolve(void)
         void *h = dlopen(libs[i], RTLD_NOW | RTLD_LOCAL);
         if (h && take_from(h)) return;
     }
-    snprintf(blas.name, sizeof blas.name, "built-in loops");
     fg_warn("no CPU BLAS found (install OpenBLAS or set FASTGEMM_CPU_BLAS); the CPU path uses "
             "slow built-in loops");
-}
-
-const char *fg_cpu_blas_name(void)
-{
-    pthread_once(&blas_once, resolve);
-    return blas.name;
 }
 
 /* The last resort, and C = beta*C: plain loops, beta = 0 never reads C, written once per type. */
@@ -152,7 +137,7 @@ static int fits_int(const fg_gemm_args *g)
 
 void fg_cpu_gemm(const fg_gemm_args *g)
 {
-    if (g->alpha == 0 || g->k == 0) {
+    if (!fg_reads_ab(g)) {
         fg_host_scale_c(g); /* alpha = 0 reads neither A nor B, whatever the BLAS does */
         return;
     }

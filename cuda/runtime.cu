@@ -116,7 +116,7 @@ void fg_gpu_classify(const fg_gemm_args *g, fg_operands *ops)
     get_attrs_fn f = driver_query();
     if (!f) return;
     int dev[3] = {-1, -1, -1};
-    if (g->alpha != 0 && g->k > 0) { // otherwise A and B are never read: not even classified
+    if (fg_reads_ab(g)) { // otherwise A and B are never read: not even classified
         ops->a = kind_of(f, g->a, &dev[0]);
         ops->b = kind_of(f, g->b, &dev[1]);
     }
@@ -154,7 +154,7 @@ int fg_gpu_gemm(const fg_gemm_args *g, const fg_operands *ops, int dev, char *wh
 {
     cudaStream_t s = cudaStreamPerThread; // one stream per calling thread: no shared state
     const size_t es = fg_elem_size(g->dt);
-    const bool reads_ab = g->alpha != 0 && g->k > 0, reads_c = g->beta != 0;
+    const bool reads_ab = fg_reads_ab(g), reads_c = g->beta != 0;
     const int64_t m = g->m, n = g->n;
     const int64_t ra = fg_rows_a(g), ca = fg_cols_a(g), rb = fg_rows_b(g), cb = fg_cols_b(g);
     void *da = nullptr, *db = nullptr, *dc = nullptr;
@@ -241,7 +241,7 @@ int fg_gpu_gemm_async(const fg_gemm_args *g, int dev, void *stream, char *why, s
     const char *failed_call = "cudaSetDevice";
     if (err == cudaSuccess) {
         failed_call = "kernel launch";
-        err = g->alpha != 0 && g->k > 0 ? run_gemm(g, g->a, g->lda, g->b, g->ldb, g->c, g->ldc, s)
+        err = fg_reads_ab(g) ? run_gemm(g, g->a, g->lda, g->b, g->ldb, g->c, g->ldc, s)
                                         : fg_cuda_scale_c(g, g->c, g->ldc, s);
     }
     if (err == cudaSuccess) return 0;
@@ -265,7 +265,7 @@ int fg_gpu_staged_cpu_gemm(const fg_gemm_args *g, const fg_operands *ops, char *
                            size_t whylen)
 {
     const size_t es = fg_elem_size(g->dt);
-    const bool reads_ab = g->alpha != 0 && g->k > 0, reads_c = g->beta != 0;
+    const bool reads_ab = fg_reads_ab(g), reads_c = g->beta != 0;
     const int64_t m = g->m, n = g->n;
     const int64_t ra = fg_rows_a(g), ca = fg_cols_a(g), rb = fg_rows_b(g), cb = fg_cols_b(g);
     fg_gemm_args h = *g;
