@@ -36,6 +36,22 @@ void fg_warn(const char *fmt, ...)
     fprintf(stderr, "fastgemm: %.*s", len, line);
 }
 
+/* The integer in environment variable `name`, if it lies in [lo, hi]; else `dflt`, with a
+ * warning when the variable is set ("FASTGEMM_X='v' is not <what>"). */
+static int env_int(const char *name, long lo, long hi, int dflt, const char *what)
+{
+    const char *s = getenv(name);
+    if (!s || !*s) return dflt;
+    char *end;
+    errno = 0;
+    long v = strtol(s, &end, 10);
+    if (errno || *end || v < lo || v > hi) {
+        fg_warn("%s='%s' is not %s", name, s, what);
+        return dflt;
+    }
+    return (int)v;
+}
+
 static void read_config(void)
 {
     const char *s = getenv("FASTGEMM_MODE");
@@ -47,20 +63,10 @@ static void read_config(void)
         else fg_warn("FASTGEMM_MODE='%s' is not auto, gpu or cpu; using auto", s);
     }
 
-    s = getenv("FASTGEMM_DEVICE");
-    config.device = 0;
-    if (s && *s) {
-        char *end;
-        errno = 0;
-        long d = strtol(s, &end, 10);
-        if (errno || *end || d < 0 || d > 1024)
-            fg_warn("FASTGEMM_DEVICE='%s' is not a device number; using 0", s);
-        else
-            config.device = (int)d;
-    }
-
+    config.device = env_int("FASTGEMM_DEVICE", 0, 1024, 0, "a device number; using 0");
     s = getenv("FASTGEMM_KERNEL"); /* checked against the kernel names at the first GPU call */
     config.kernel = s && *s ? s : NULL;
+    config.split_k = env_int("FASTGEMM_SPLIT_K", 1, 64, 0, "a number from 1 to 64; using the table");
 
     s = getenv("FASTGEMM_TRACE");
     if (s && *s && strcmp(s, "0") != 0) {

@@ -100,6 +100,7 @@ typedef struct {
     fg_mode mode;
     int device;         /* FASTGEMM_DEVICE, default 0 */
     const char *kernel; /* FASTGEMM_KERNEL: a kernel forced by name, or NULL */
+    int split_k;        /* FASTGEMM_SPLIT_K: split-K slices forced (1-64), or 0 (the table's) */
 } fg_config;
 FG_HIDDEN const fg_config *fg_get_config(void);
 

@@ -80,15 +80,15 @@ void describe(char *why, size_t len, const char *call, cudaError_t e)
 }
 
 pthread_once_t kernel_once = PTHREAD_ONCE_INIT;
-int forced_kernel = FG_KERNEL_AUTO;
+bool forced_tiled = false;
+int forced_config = -1; // a SIMT configuration by FASTGEMM_KERNEL, or -1 (the table's)
 
 void pick_forced_kernel()
 {
     const char *name = fg_get_config()->kernel;
     if (!name) return;
-    for (int i = 0; i < FG_KERNEL_COUNT; i++)
-        if (!strcmp(name, fg_kernel_names[i])) forced_kernel = i;
-    if (forced_kernel == FG_KERNEL_AUTO)
+    if (!strcmp(name, "tiled_64x64x16")) forced_tiled = true;
+    else if ((forced_config = fg_cuda_sgemm_config(name)) < 0)
         fg_warn("FASTGEMM_KERNEL='%s' is no kernel of this build; using the table", name);
 }
 
@@ -98,16 +98,11 @@ cudaError_t run_gemm(const fg_gemm_args *g, const void *a, int64_t lda, const vo
                      int64_t ldb, void *c, int64_t ldc, cudaStream_t s)
 {
     pthread_once(&kernel_once, pick_forced_kernel);
-    if (g->dt == FG_F64 || forced_kernel == FG_KERNEL_TILED)
-        return fg_cuda_gemm_tiled(g, a, lda, b, ldb, c, ldc, s);
-    return fg_cuda_sgemm_simt(g, forced_kernel, a, lda, b, ldb, c, ldc, s);
+    if (g->dt == FG_F64 || forced_tiled) return fg_cuda_gemm_tiled(g, a, lda, b, ldb, c, ldc, s);
+    return fg_cuda_sgemm_simt(g, forced_config, fg_get_config()->split_k, a, lda, b, ldb, c, ldc, s);
 }
 
 } // namespace
-
-const char *const fg_kernel_names[FG_KERNEL_COUNT] = {
-    "tiled_64x64x16", "simt_128x128x16_w64x32_s3", "simt_64x128x8_w32x64_s4",
-    "simt_64x64x8_w32x64_s4"};
 
 void fg_gpu_classify(const fg_gemm_args *g, fg_operands *ops)
 {

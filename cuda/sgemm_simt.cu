@@ -1,47 +1,98 @@
-// sgemm_simt.cu: the SIMT SGEMM configurations the library is built with, and the table that
-// picks one per problem. The kernels themselves are in sgemm_simt.cuh.
+// sgemm_simt.cu: the SIMT SGEMM configurations the library is built with and the table that
+// picks one per problem, both from sgemm_table.gen.h (written by perf/tune.cu on the GPU it
+// tuned; only the configurations the table uses are compiled). The kernels are in
+// sgemm_simt.cuh.
 #include "kernels.h"
 #include "sgemm_simt.cuh"
+#include "sgemm_table.gen.h"
+
+#include <math.h>
+#include <string.h>
 
 namespace {
-// In the order of fg_kernel_names (kernels.h). Chosen from fastgemm-tune on the H100
-// (perf/NOTES.md): BK = 16 wins on large problems, 64-wide tiles where 128x128 ones are too
-// few to fill the 132 SMs.
-using Simt128x128 = fg_simt::SimtConfig<128, 128, 16, 64, 32, 3>;
-using Simt64x128 = fg_simt::SimtConfig<64, 128, 8, 32, 64, 4>;
-using Simt64x64 = fg_simt::SimtConfig<64, 64, 8, 32, 64, 4>;
 
-int64_t tiles(const fg_gemm_args *g, int64_t bm, int64_t bn)
-{
-    return ((g->m + bm - 1) / bm) * ((g->n + bn - 1) / bn);
-}
+struct Config {
+    const char *name;
+    fg_simt::LaunchFn run;
+    int bk;
+};
+#define FG_CONFIG(name, BM, BN, BK, WM, WN, S, TM, TN, F)                                       \
+    {name, fg_simt::launch_any<fg_simt::SimtConfig<BM, BN, BK, WM, WN, S, TM, TN, F>>, BK},
+const Config configs[] = {FG_SGEMM_CONFIGS(FG_CONFIG)};
+constexpr int n_configs = sizeof configs / sizeof configs[0];
 
-int sm_count()
+struct Entry {
+    double m, n, k;
+    int trans, config, splits;
+};
+#define FG_ENTRY(m, n, k, trans, config, splits) {m, n, k, trans, config, splits},
+const Entry table[] = {FG_SGEMM_TABLE(FG_ENTRY)};
+
+// The measured problem nearest to g (distance: the sum of |log2| ratios of m, n and k) among
+// those of g's transpose pair, or of any pair if the tuner measured none of g's.
+const Entry &lookup(const fg_gemm_args *g)
 {
-    int dev = 0, sms = 0;
-    if (cudaGetDevice(&dev) != cudaSuccess ||
-        cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev) != cudaSuccess) {
-        cudaGetLastError();
-        return 132;
+    const int trans = (g->ta == 'T') + 2 * (g->tb == 'T');
+    bool have_trans = false;
+    for (const Entry &e : table) have_trans |= e.trans == trans;
+    const Entry *best = &table[0];
+    double best_d = INFINITY;
+    for (const Entry &e : table) {
+        if (have_trans && e.trans != trans) continue;
+        const double d = fabs(log2((double)g->m / e.m)) + fabs(log2((double)g->n / e.n)) +
+                         fabs(log2((double)g->k / e.k));
+        if (d < best_d) best_d = d, best = &e;
     }
-    return sms;
+    return *best;
 }
+
+// Workspace for split-K partial products, at most this many bytes (else no split).
+constexpr int64_t max_workspace = (int64_t)256 << 20;
+
 } // namespace
 
-cudaError_t fg_cuda_sgemm_simt(const fg_gemm_args *g, int kernel, const void *a, int64_t lda,
-                               const void *b, int64_t ldb, void *c, int64_t ldc, cudaStream_t s)
+int fg_cuda_sgemm_config(const char *name)
 {
-    if (kernel == FG_KERNEL_AUTO) {
-        // The largest tile that still gives every SM a block.
-        const int64_t sms = sm_count();
-        kernel = tiles(g, 128, 128) >= sms  ? FG_SGEMM_SIMT_128
-                 : tiles(g, 64, 128) >= sms ? FG_SGEMM_SIMT_64x128
-                                            : FG_SGEMM_SIMT_64;
+    for (int i = 0; i < n_configs; i++)
+        if (!strcmp(name, configs[i].name)) return i;
+    return -1;
+}
+
+cudaError_t fg_cuda_sgemm_simt(const fg_gemm_args *g, int config, int splits, const void *a,
+                               int64_t lda, const void *b, int64_t ldb, void *c, int64_t ldc,
+                               cudaStream_t s)
+{
+    if (config < 0 || config >= n_configs) { // the table's choice
+        const Entry &e = lookup(g);
+        config = e.config;
+        if (splits < 1) splits = e.splits;
+    } else if (splits < 1) { // a forced configuration runs unsplit unless told otherwise
+        splits = 1;
     }
-    auto run = kernel == FG_SGEMM_SIMT_128      ? fg_simt::launch_any<Simt128x128>
-               : kernel == FG_SGEMM_SIMT_64x128 ? fg_simt::launch_any<Simt64x128>
-                                                : fg_simt::launch_any<Simt64x64>;
-    return run(g->ta == 'T', g->tb == 'T', g->m, g->n, g->k, (float)g->alpha,
-               static_cast<const float *>(a), lda, static_cast<const float *>(b), ldb,
-               (float)g->beta, static_cast<float *>(c), ldc, s);
+    const Config &cfg = configs[config];
+    // The slices the kernel will make (whole k-tiles, none empty), and their workspace.
+    const int64_t ktiles = (g->k + cfg.bk - 1) / cfg.bk;
+    if (splits > ktiles) splits = (int)ktiles;
+    if (splits > 1) {
+        const int64_t kslice = (ktiles + splits - 1) / splits * cfg.bk;
+        splits = (int)((g->k + kslice - 1) / kslice);
+    }
+    float *ws = nullptr;
+    if (splits > 1) {
+        const int64_t bytes = splits * g->m * g->n * (int64_t)sizeof(float); // if it fits
+        if (g->m > max_workspace / (int64_t)sizeof(float) / splits / g->n ||
+            cudaMallocAsync(reinterpret_cast<void **>(&ws), (size_t)bytes, s) != cudaSuccess) {
+            cudaGetLastError(); // no room: one slice, straight into C
+            ws = nullptr;
+            splits = 1;
+        }
+    }
+    cudaError_t err = cfg.run(g->ta == 'T', g->tb == 'T', g->m, g->n, g->k, (float)g->alpha,
+                              static_cast<const float *>(a), lda, static_cast<const float *>(b),
+                              ldb, (float)g->beta, static_cast<float *>(c), ldc, splits, ws, s);
+    if (ws) {
+        const cudaError_t freed = cudaFreeAsync(ws, s);
+        if (err == cudaSuccess) err = freed;
+    }
+    return err;
 }

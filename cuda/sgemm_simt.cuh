@@ -1,157 +1,85 @@
 // sgemm_simt.cuh: the SIMT SGEMM kernel family (strict FP32, FFMA) as templates, for the
-// library's own configurations (sgemm_simt.cu) and the tuner's candidates (perf/tune.cu).
+// library's configurations (sgemm_simt.cu, from the tuner's generated table) and for the
+// tuner's candidates and the ablation (perf/).
 // Block tiles of op(A) and op(B) are staged in shared memory by a cp.async pipeline of STAGES
-// buffers; each warp computes a WM x WN warp tile as 8x8 outer products per thread with its
-// operands cached in registers; blocks are rasterized in groups along M for L2 reuse.
+// buffers; each warp computes a WM x WN warp tile, each lane TM x TN outputs as groups of 4x4
+// outer products with its operands cached in registers; blocks are rasterized in groups along
+// M for L2 reuse; gridDim.z slices K (split-K) when the table asks for it.
 // Any M, N, K, leading dimension, alignment and transpose pair.
 #pragma once
 
-#include <cuda_runtime.h>
-#include <stdint.h>
+#include "gemm_common.cuh"
 
 namespace fg_simt {
 
-// Shared memory holds both operands k-major: xs[k][mn], a row of MNT (+ PAD) floats per k.
-template <int BM_, int BN_, int BK_, int WM_, int WN_, int STAGES_>
+using namespace fg_kern;
+
+// Shared memory holds both operands k-major: xs[k][mn], a row of BM (BN) + PAD floats per k.
+template <int BM_, int BN_, int BK_, int WM_, int WN_, int STAGES_, int TM_ = 8, int TN_ = 8,
+          int FEAT_ = 0>
 struct SimtConfig {
     static constexpr int BM = BM_, BN = BN_, BK = BK_, WM = WM_, WN = WN_, STAGES = STAGES_;
-    static constexpr int LM = WM / 8, LN = WN / 8;     // a warp's lanes along M and N
+    static constexpr int TM = TM_, TN = TN_, FEAT = FEAT_;
+    static constexpr bool WARP_TILE = !(FEAT & FG_NO_WARP_TILE), REG_CACHE = !(FEAT & FG_NO_REG_CACHE);
+    static constexpr bool SYNC = FEAT & FG_SYNC_LOADS, RASTER = !(FEAT & FG_NO_RASTER);
     static constexpr int WARPS_M = BM / WM, WARPS_N = BN / WN;
     static constexpr int THREADS = WARPS_M * WARPS_N * 32;
+    // The lanes of a warp tile its warp tile; without warp tiling the threads tile the block.
+    static constexpr int TILE_M = WARP_TILE ? WM : BM, TILE_N = WARP_TILE ? WN : BN;
+    static constexpr int LM = TILE_M / TM, LN = TILE_N / TN; // threads along M and N of a tile
+    static constexpr int GSM = 4 * LM, GSN = 4 * LN;          // between a thread's 4-row groups
     // 4 floats of padding: rows stay 16-byte aligned for the 16-byte copies and LDS.128, and the
-    // row stride is 4 words mod 32, so the transposing 4-byte copies (lane = k + 8*mn) write
-    // bank 4k + mn: 32 distinct banks for k < 8, mn < 4.
-    static constexpr int PAD = 4;
+    // row stride is 4 words mod 32, so the transposing 4-byte copies (lane = k + BK*mn) write
+    // bank 4k + mn: distinct banks for BK = 8, 2-way for BK = 16, 4-way for BK = 32.
+    static constexpr int PAD = FEAT & FG_NO_PAD ? 0 : 4;
     static constexpr int LDA_S = BM + PAD, LDB_S = BN + PAD;
     static constexpr int A_STAGE = BK * LDA_S, B_STAGE = BK * LDB_S; // floats
     static constexpr int SMEM_BYTES = STAGES * (A_STAGE + B_STAGE) * (int)sizeof(float);
-    static_assert(LM * LN == 32, "the lanes of a warp tile its warp tile, 8x8 each");
+    static_assert(LM * LN == (WARP_TILE ? 32 : THREADS), "the threads tile the tile, TM x TN each");
     static_assert(BM % WM == 0 && BN % WN == 0, "warp tiles tile the block tile");
-    static_assert(WM % 16 == 0 && WN % 16 == 0, "a thread's 8 rows (columns) are 2 groups of 4");
-    static_assert(STAGES >= 2, "the pipeline needs at least double buffering");
-    static_assert((BM * BK) % (4 * THREADS) == 0 && (BN * BK) % (4 * THREADS) == 0,
-                  "16-byte copies come out in whole rounds");
-    static_assert(BK == 8 || BK == 16, "BK = 8: the transposing copies are conflict-free; 16: 2-way");
+    static_assert(TM % 4 == 0 && TN % 4 == 0, "a thread's rows (columns) are groups of 4");
+    static_assert(STAGES >= 1 && STAGES <= 8, "1 (load, then compute) to 8 pipeline stages");
+    static_assert(BK % 4 == 0 && BK <= 32, "BK from 4 to 32");
+    static_assert(SMEM_BYTES <= 227 * 1024, "shared memory of one block on sm_90");
 };
-
-__device__ __forceinline__ void cp_async16(float *dst, const float *src, int src_bytes)
-{
-    unsigned s = (unsigned)__cvta_generic_to_shared(dst);
-    asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;\n" ::"r"(s), "l"(src), "r"(src_bytes));
-}
-
-__device__ __forceinline__ void cp_async4(float *dst, const float *src, int src_bytes)
-{
-    unsigned s = (unsigned)__cvta_generic_to_shared(dst);
-    asm volatile("cp.async.ca.shared.global [%0], [%1], 4, %2;\n" ::"r"(s), "l"(src), "r"(src_bytes));
-}
-
-__device__ __forceinline__ void cp_async_commit() { asm volatile("cp.async.commit_group;\n" ::); }
-
-template <int N>
-__device__ __forceinline__ void cp_async_wait() { asm volatile("cp.async.wait_group %0;\n" ::"n"(N)); }
-
-// Copies k-tiles of one operand into xs[BK][LDS]. The operand's element (mn, k) is x[mn + k*ld]
-// (MN_CONTIG: op(A) = A, op(B) = B^T) or x[k + mn*ld] (op(A) = A^T, op(B) = B). Each thread owns
-// fixed (mn, k) slots of the tile and one pointer that advances a tile per call; out-of-range
-// elements are zero-filled (src_bytes < copy size) and never read.
-template <int MNT, int BK, int THREADS, int LDS, bool MN_CONTIG>
-struct TileLoader {
-    static constexpr int CHUNKS = MNT / 4;                 // 16-byte chunks along mn per k
-    static constexpr int VEC_ROUNDS = MNT * BK / 4 / THREADS;
-    static constexpr int ROUNDS = MNT * BK / THREADS;      // 4-byte copies per thread
-    static constexpr int VEC_K_STEP = THREADS / CHUNKS;    // k between a thread's 16-byte chunks
-    static constexpr int K_STEP = THREADS / MNT;           // k between its 4-byte copies (mn-contig)
-    static constexpr int MN_STEP = THREADS / BK;           // mn between its copies (k-contig)
-    static_assert(THREADS % CHUNKS == 0 && THREADS % MNT == 0 && THREADS % BK == 0,
-                  "each thread keeps the same mn (k) position in every round");
-
-    const float *x; // this thread's first element of the current k-tile
-    int64_t step;   // distance between its copies in one tile
-    int mn, k;      // its first slot in the tile
-    int mn_left;    // valid elements along mn from its first slot (clamped)
-    bool vec;
-
-    __device__ __forceinline__ void init(const float *base, int64_t ld, int64_t mn0, int64_t mn_size,
-                                         bool vec16, int tid)
-    {
-        vec = MN_CONTIG && vec16;
-        if (MN_CONTIG && vec) {
-            mn = (tid % CHUNKS) * 4, k = tid / CHUNKS, step = VEC_K_STEP * ld;
-        } else if (MN_CONTIG) {
-            mn = tid % MNT, k = tid / MNT, step = K_STEP * ld;
-        } else {
-            k = tid % BK, mn = tid / BK, step = MN_STEP * ld;
-        }
-        const int64_t left = mn_size - (mn0 + mn);
-        mn_left = left > (1 << 30) ? (1 << 30) : (int)left;
-        x = base + (MN_CONTIG ? mn0 + mn + k * ld : k + (mn0 + mn) * ld);
-    }
-
-    // Loads the next k-tile, of which k_left k-positions exist (k_left may exceed BK).
-    __device__ __forceinline__ void load(float *xs, const float *any_valid, int64_t k_left, int64_t ld)
-    {
-        if (MN_CONTIG && vec) {
-#pragma unroll
-            for (int i = 0; i < VEC_ROUNDS; i++) {
-                const int kk = k + i * VEC_K_STEP;
-                const int valid = kk < k_left ? (mn_left >= 4 ? 4 : mn_left > 0 ? mn_left : 0) : 0;
-                cp_async16(&xs[kk * LDS + mn], valid ? x + i * step : any_valid, valid * 4);
-            }
-        } else if (MN_CONTIG) {
-#pragma unroll
-            for (int i = 0; i < ROUNDS; i++) {
-                const int kk = k + i * K_STEP;
-                const bool ok = kk < k_left && mn_left > 0;
-                cp_async4(&xs[kk * LDS + mn], ok ? x + i * step : any_valid, ok ? 4 : 0);
-            }
-        } else {
-#pragma unroll
-            for (int i = 0; i < ROUNDS; i++) {
-                const bool ok = k < k_left && mn_left > i * MN_STEP;
-                cp_async4(&xs[k * LDS + mn + i * MN_STEP], ok ? x + i * step : any_valid, ok ? 4 : 0);
-            }
-        }
-        x += MN_CONTIG ? BK * ld : BK;
-    }
-};
-
-// Grouped rasterization: GROUP_M consecutive block rows sweep the block columns together, so
-// the B panels they share stay in L2.
-__device__ __forceinline__ void block_tile(int64_t mtiles, int64_t ntiles, int64_t &bm, int64_t &bn)
-{
-    constexpr int64_t GROUP_M = 8;
-    const int64_t pid = blockIdx.x, width = GROUP_M * ntiles;
-    const int64_t first = pid / width * GROUP_M;
-    const int64_t rows = mtiles - first < GROUP_M ? mtiles - first : GROUP_M;
-    bm = first + (pid % width) % rows;
-    bn = (pid % width) / rows;
-}
 
 template <class Cfg, bool TA, bool TB>
 __global__ void __launch_bounds__(Cfg::THREADS)
-    sgemm_simt(int64_t m, int64_t n, int64_t k, float alpha, const float *__restrict__ a,
-               int64_t lda, const float *__restrict__ b, int64_t ldb, float beta,
-               float *__restrict__ c, int64_t ldc, bool vec_a, bool vec_b, bool vec_c)
+    sgemm_simt(int64_t m, int64_t n, int64_t k, int64_t kslice, float alpha,
+               const float *__restrict__ a, int64_t lda, const float *__restrict__ b, int64_t ldb,
+               float beta, float *__restrict__ c, int64_t ldc, int64_t c_slice, bool vec_a,
+               bool vec_b, bool vec_c)
 {
-    constexpr int BM = Cfg::BM, BN = Cfg::BN, BK = Cfg::BK, WM = Cfg::WM, WN = Cfg::WN;
+    constexpr int BM = Cfg::BM, BN = Cfg::BN, BK = Cfg::BK, TM = Cfg::TM, TN = Cfg::TN;
     constexpr int STAGES = Cfg::STAGES, THREADS = Cfg::THREADS;
-    constexpr int LM = Cfg::LM;
+    constexpr int GSM = Cfg::GSM, GSN = Cfg::GSN;
     extern __shared__ __align__(16) float smem[];
     float *as = smem, *bs = smem + STAGES * Cfg::A_STAGE;
 
     int64_t bm, bn;
-    block_tile((m + BM - 1) / BM, (n + BN - 1) / BN, bm, bn);
+    block_tile<Cfg::RASTER>((m + BM - 1) / BM, (n + BN - 1) / BN, bm, bn);
     const int64_t m0 = bm * BM, n0 = bn * BN;
-    const int tid = threadIdx.x, warp = tid / 32, lane = tid % 32;
-    const int wm = warp % Cfg::WARPS_M, wn = warp / Cfg::WARPS_M;
-    // A thread's rows: wm*WM + lm*4 + {0..3} and the same + WM/2; columns likewise with WN/2.
-    const int lm = lane % LM, ln = lane / LM;
-    const int row_s = wm * WM + lm * 4, col_s = wn * WN + ln * 4;
+    // Split-K: this block's slice of K, and its own partial C.
+    {
+        const int64_t k0 = blockIdx.z * kslice;
+        k = k - k0 < kslice ? k - k0 : kslice;
+        a += TA ? k0 : k0 * lda;
+        b += TB ? k0 * ldb : k0;
+        c += blockIdx.z * c_slice;
+    }
+    const int tid = threadIdx.x;
+    int row_s, col_s; // a thread's first row and column in the block tile
+    if (Cfg::WARP_TILE) {
+        const int warp = tid / 32, lane = tid % 32;
+        const int wm = warp % Cfg::WARPS_M, wn = warp / Cfg::WARPS_M;
+        row_s = wm * Cfg::WM + lane % Cfg::LM * 4, col_s = wn * Cfg::WN + lane / Cfg::LM * 4;
+    } else {
+        row_s = tid % Cfg::LM * 4, col_s = tid / Cfg::LM * 4;
+    }
     const int64_t ktiles = (k + BK - 1) / BK;
 
-    TileLoader<BM, BK, THREADS, Cfg::LDA_S, !TA> load_a;
-    TileLoader<BN, BK, THREADS, Cfg::LDB_S, TB> load_b;
+    TileLoader<float, BM, BK, THREADS, Cfg::LDA_S, !TA, Cfg::SYNC> load_a;
+    TileLoader<float, BN, BK, THREADS, Cfg::LDB_S, TB, Cfg::SYNC> load_b;
     load_a.init(a, lda, m0, m, vec_a, tid);
     load_b.init(b, ldb, n0, n, vec_b, tid);
     // Tiles are loaded in order, one per call: the k-positions left shrink by BK each time.
@@ -162,59 +90,87 @@ __global__ void __launch_bounds__(Cfg::THREADS)
         k_left -= BK;
     };
 
-    // Prologue: STAGES-1 tiles in flight. Every iteration commits one group, empty or not, so
-    // that wait_group<STAGES-2> always means "the tile about to be used has landed".
+    float acc[TM][TN];
 #pragma unroll
-    for (int s = 0; s < STAGES - 1; s++) {
-        if (s < ktiles) load_stage(s);
-        cp_async_commit();
-    }
-
-    float acc[8][8];
+    for (int i = 0; i < TM; i++)
 #pragma unroll
-    for (int i = 0; i < 8; i++)
-#pragma unroll
-        for (int j = 0; j < 8; j++) acc[i][j] = 0.f;
+        for (int j = 0; j < TN; j++) acc[i][j] = 0.f;
 
-    int stage = 0, next = STAGES - 1;
-    for (int64_t kt = 0; kt < ktiles; kt++) {
-        cp_async_wait<STAGES - 2>();
-        __syncthreads(); // the tile of kt is visible to all; everyone is done with kt-1's buffer
-        if (kt + STAGES - 1 < ktiles) load_stage(next);
-        cp_async_commit();
-
+    // The outer products of one k-tile: row i of the thread is row_s + (i/4)*GSM + i%4.
+    auto compute = [&](int stage) {
         const float *a_s = as + stage * Cfg::A_STAGE + row_s;
         const float *b_s = bs + stage * Cfg::B_STAGE + col_s;
 #pragma unroll
         for (int kk = 0; kk < BK; kk++) {
-            const float4 a0 = *reinterpret_cast<const float4 *>(a_s + kk * Cfg::LDA_S);
-            const float4 a1 = *reinterpret_cast<const float4 *>(a_s + kk * Cfg::LDA_S + WM / 2);
-            const float4 b0 = *reinterpret_cast<const float4 *>(b_s + kk * Cfg::LDB_S);
-            const float4 b1 = *reinterpret_cast<const float4 *>(b_s + kk * Cfg::LDB_S + WN / 2);
-            const float ra[8] = {a0.x, a0.y, a0.z, a0.w, a1.x, a1.y, a1.z, a1.w};
-            const float rb[8] = {b0.x, b0.y, b0.z, b0.w, b1.x, b1.y, b1.z, b1.w};
+            if (Cfg::REG_CACHE) {
+                float ra[TM], rb[TN];
 #pragma unroll
-            for (int i = 0; i < 8; i++)
+                for (int g = 0; g < TM / 4; g++) {
+                    const float4 v = *reinterpret_cast<const float4 *>(a_s + kk * Cfg::LDA_S + g * GSM);
+                    ra[4 * g] = v.x, ra[4 * g + 1] = v.y, ra[4 * g + 2] = v.z, ra[4 * g + 3] = v.w;
+                }
 #pragma unroll
-                for (int j = 0; j < 8; j++) acc[i][j] = fmaf(ra[i], rb[j], acc[i][j]);
+                for (int g = 0; g < TN / 4; g++) {
+                    const float4 v = *reinterpret_cast<const float4 *>(b_s + kk * Cfg::LDB_S + g * GSN);
+                    rb[4 * g] = v.x, rb[4 * g + 1] = v.y, rb[4 * g + 2] = v.z, rb[4 * g + 3] = v.w;
+                }
+#pragma unroll
+                for (int i = 0; i < TM; i++)
+#pragma unroll
+                    for (int j = 0; j < TN; j++) acc[i][j] = fmaf(ra[i], rb[j], acc[i][j]);
+            } else { // ablation: both operands of every FFMA come from shared memory
+                const volatile float *va = a_s + kk * Cfg::LDA_S, *vb = b_s + kk * Cfg::LDB_S;
+#pragma unroll
+                for (int i = 0; i < TM; i++)
+#pragma unroll
+                    for (int j = 0; j < TN; j++)
+                        acc[i][j] = fmaf(va[i / 4 * GSM + i % 4], vb[j / 4 * GSN + j % 4], acc[i][j]);
+            }
         }
-        stage = stage + 1 == STAGES ? 0 : stage + 1;
-        next = next + 1 == STAGES ? 0 : next + 1;
+    };
+
+    if (STAGES == 1) { // load, wait, compute, in turn
+        for (int64_t kt = 0; kt < ktiles; kt++) {
+            load_stage(0);
+            cp_async_commit();
+            cp_async_wait<0>();
+            __syncthreads();
+            compute(0);
+            __syncthreads();
+        }
+    } else {
+        // Prologue: STAGES-1 tiles in flight. Every iteration commits one group, empty or not,
+        // so that wait_group<STAGES-2> always means "the tile about to be used has landed".
+#pragma unroll
+        for (int s = 0; s < STAGES - 1; s++) {
+            if (s < ktiles) load_stage(s);
+            cp_async_commit();
+        }
+        int stage = 0, next = STAGES - 1;
+        for (int64_t kt = 0; kt < ktiles; kt++) {
+            cp_async_wait<(STAGES > 1 ? STAGES - 2 : 0)>();
+            __syncthreads(); // the tile of kt is visible to all; everyone is done with kt-1's buffer
+            if (kt + STAGES - 1 < ktiles) load_stage(next);
+            cp_async_commit();
+            compute(stage);
+            stage = stage + 1 == STAGES ? 0 : stage + 1;
+            next = next + 1 == STAGES ? 0 : next + 1;
+        }
+        cp_async_wait<0>();
     }
-    cp_async_wait<0>();
 
     // Epilogue: C = alpha*acc + beta*C, 4 consecutive rows of a column per store; beta = 0
     // never reads C.
 #pragma unroll
-    for (int j = 0; j < 8; j++) {
-        const int64_t gn = n0 + col_s + (j < 4 ? j : WN / 2 + j - 4);
+    for (int j = 0; j < TN; j++) {
+        const int64_t gn = n0 + col_s + j / 4 * GSN + j % 4;
         if (gn >= n) continue;
 #pragma unroll
-        for (int h = 0; h < 2; h++) {
-            const int64_t gm = m0 + row_s + h * (WM / 2);
+        for (int h = 0; h < TM / 4; h++) {
+            const int64_t gm = m0 + row_s + h * GSM;
             float *cp = c + gm + gn * ldc;
             const float r[4] = {alpha * acc[h * 4 + 0][j], alpha * acc[h * 4 + 1][j],
-                          alpha * acc[h * 4 + 2][j], alpha * acc[h * 4 + 3][j]};
+                                alpha * acc[h * 4 + 2][j], alpha * acc[h * 4 + 3][j]};
             if (vec_c && gm + 3 < m) {
                 float4 out = make_float4(r[0], r[1], r[2], r[3]);
                 if (beta != 0.f) {
@@ -234,12 +190,13 @@ __global__ void __launch_bounds__(Cfg::THREADS)
     }
 }
 
-inline bool aligned16(const void *p, int64_t ld) { return ((uintptr_t)p % 16 == 0) && ld % 4 == 0; }
-
-// Launches C = alpha op(A) op(B) + beta C (alpha != 0, k > 0) with configuration Cfg.
+// Launches C = alpha op(A) op(B) + beta C (alpha != 0, k > 0) with configuration Cfg, the K
+// range cut into `splits` slices. With more than one slice each writes its partial products to
+// ws (splits * m * n floats, from the caller) and splitk_reduce adds them up in order.
 template <class Cfg, bool TA, bool TB>
 cudaError_t launch(int64_t m, int64_t n, int64_t k, float alpha, const float *a, int64_t lda,
-                   const float *b, int64_t ldb, float beta, float *c, int64_t ldc, cudaStream_t s)
+                   const float *b, int64_t ldb, float beta, float *c, int64_t ldc, int splits,
+                   float *ws, cudaStream_t s)
 {
     auto kernel = sgemm_simt<Cfg, TA, TB>;
     // Above 48 KB of dynamic shared memory a kernel must ask; once per kernel.
@@ -248,21 +205,53 @@ cudaError_t launch(int64_t m, int64_t n, int64_t k, float alpha, const float *a,
     if (attr != cudaSuccess) return attr;
     const int64_t tiles = ((m + Cfg::BM - 1) / Cfg::BM) * ((n + Cfg::BN - 1) / Cfg::BN);
     if (tiles > 0x7fffffff) return cudaErrorInvalidConfiguration;
-    kernel<<<(unsigned)tiles, Cfg::THREADS, Cfg::SMEM_BYTES, s>>>(
-        m, n, k, alpha, a, lda, b, ldb, beta, c, ldc, !TA && aligned16(a, lda),
-        TB && aligned16(b, ldb), aligned16(c, ldc));
+    // Slices of whole k-tiles, none empty.
+    const int64_t ktiles = (k + Cfg::BK - 1) / Cfg::BK;
+    if (splits > ktiles) splits = (int)ktiles;
+    if (splits < 1 || !ws) splits = 1;
+    const int64_t kslice = (ktiles + splits - 1) / splits * Cfg::BK;
+    splits = (int)((k + kslice - 1) / kslice);
+    const bool va = !TA && aligned16(a, lda, 4), vb = TB && aligned16(b, ldb, 4);
+    const dim3 grid((unsigned)tiles, 1, (unsigned)splits);
+    if (splits == 1) {
+        kernel<<<grid, Cfg::THREADS, Cfg::SMEM_BYTES, s>>>(m, n, k, kslice, alpha, a, lda, b, ldb,
+                                                           beta, c, ldc, 0, va, vb,
+                                                           aligned16(c, ldc, 4));
+    } else {
+        kernel<<<grid, Cfg::THREADS, Cfg::SMEM_BYTES, s>>>(m, n, k, kslice, 1.f, a, lda, b, ldb,
+                                                           0.f, ws, m, m * n, va, vb,
+                                                           aligned16(ws, m, 4));
+        const int64_t blocks = (m * n + 255) / 256;
+        splitk_reduce<float><<<(unsigned)(blocks < 4096 ? blocks : 4096), 256, 0, s>>>(
+            m, n, splits, ws, alpha, beta, c, ldc);
+    }
     return cudaGetLastError();
 }
+
+// The number of slices launch() makes of k for `splits` asked (what ws must hold).
+template <class Cfg>
+int effective_splits(int64_t k, int splits)
+{
+    const int64_t ktiles = (k + Cfg::BK - 1) / Cfg::BK;
+    if (splits > ktiles) splits = (int)ktiles;
+    if (splits < 1) return 1;
+    const int64_t kslice = (ktiles + splits - 1) / splits * Cfg::BK;
+    return (int)((k + kslice - 1) / kslice);
+}
+
+using LaunchFn = cudaError_t (*)(bool, bool, int64_t, int64_t, int64_t, float, const float *,
+                                 int64_t, const float *, int64_t, float, float *, int64_t, int,
+                                 float *, cudaStream_t);
 
 template <class Cfg>
 cudaError_t launch_any(bool ta, bool tb, int64_t m, int64_t n, int64_t k, float alpha,
                        const float *a, int64_t lda, const float *b, int64_t ldb, float beta,
-                       float *c, int64_t ldc, cudaStream_t s)
+                       float *c, int64_t ldc, int splits, float *ws, cudaStream_t s)
 {
-    if (!ta && !tb) return launch<Cfg, false, false>(m, n, k, alpha, a, lda, b, ldb, beta, c, ldc, s);
-    if (!ta && tb) return launch<Cfg, false, true>(m, n, k, alpha, a, lda, b, ldb, beta, c, ldc, s);
-    if (ta && !tb) return launch<Cfg, true, false>(m, n, k, alpha, a, lda, b, ldb, beta, c, ldc, s);
-    return launch<Cfg, true, true>(m, n, k, alpha, a, lda, b, ldb, beta, c, ldc, s);
+    if (!ta && !tb) return launch<Cfg, false, false>(m, n, k, alpha, a, lda, b, ldb, beta, c, ldc, splits, ws, s);
+    if (!ta && tb) return launch<Cfg, false, true>(m, n, k, alpha, a, lda, b, ldb, beta, c, ldc, splits, ws, s);
+    if (ta && !tb) return launch<Cfg, true, false>(m, n, k, alpha, a, lda, b, ldb, beta, c, ldc, splits, ws, s);
+    return launch<Cfg, true, true>(m, n, k, alpha, a, lda, b, ldb, beta, c, ldc, splits, ws, s);
 }
 
 } // namespace fg_simt

@@ -107,3 +107,68 @@ static inline double median(std::vector<float> v)
     return v.size() % 2 ? v[v.size() / 2] : 0.5 * (v[v.size() / 2 - 1] + v[v.size() / 2]);
 }
 
+
+// Times and validates GEMM calls enqueued on one stream.
+struct Bench {
+    cudaStream_t s;
+    int reps;
+    cudaEvent_t e0, e1;
+    double *ratio;
+    unsigned long long *bad;
+
+    Bench(cudaStream_t stream, int repetitions) : s(stream), reps(repetitions)
+    {
+        CHECK_CUDA(cudaEventCreate(&e0));
+        CHECK_CUDA(cudaEventCreate(&e1));
+        CHECK_CUDA(cudaMalloc(&ratio, 256 * sizeof(double)));
+        CHECK_CUDA(cudaMalloc(&bad, sizeof *bad));
+    }
+    ~Bench()
+    {
+        cudaFree(ratio);
+        cudaFree(bad);
+        cudaEventDestroy(e0);
+        cudaEventDestroy(e1);
+    }
+
+    // The median time of `reps` calls in ms, after two warm-up calls.
+    template <class F>
+    double time_ms(F &&call)
+    {
+        std::vector<float> t;
+        for (int w = 0; w < 2; w++) call();
+        for (int r = 0; r < reps; r++) {
+            CHECK_CUDA(cudaEventRecord(e0, s));
+            call();
+            CHECK_CUDA(cudaEventRecord(e1, s));
+            CHECK_CUDA(cudaEventSynchronize(e1));
+            float ms;
+            CHECK_CUDA(cudaEventElapsedTime(&ms, e0, e1));
+            t.push_back(ms);
+        }
+        return median(t);
+    }
+
+    // Poisons C with NaN, runs the call, and checks that every entry of C is finite and 256
+    // random entries lie within the netlib gauge of FP64 dot products (C = op(A) op(B)).
+    template <class T, class F>
+    bool validate(F &&call, const T *a, long lda, const T *b, long ldb, T *c, long ldc, long m,
+                  long n, long k, bool ta, bool tb, unsigned long long seed, double eps)
+    {
+        const size_t nc = (size_t)ldc * n;
+        fill_nan<<<1024, 256, 0, s>>>(c, nc);
+        call();
+        CHECK_CUDA(cudaMemsetAsync(bad, 0, sizeof *bad, s));
+        count_nonfinite<<<1024, 256, 0, s>>>(c, nc, bad);
+        spot_check<<<256, 256, 0, s>>>(a, lda, b, ldb, c, ldc, m, n, k, ta, tb, seed, eps, ratio);
+        std::vector<double> r(256);
+        unsigned long long nonfinite = 0;
+        CHECK_CUDA(cudaMemcpyAsync(r.data(), ratio, 256 * sizeof(double), cudaMemcpyDeviceToHost, s));
+        CHECK_CUDA(cudaMemcpyAsync(&nonfinite, bad, sizeof nonfinite, cudaMemcpyDeviceToHost, s));
+        CHECK_CUDA(cudaStreamSynchronize(s));
+        double worst = 0;
+        for (double x : r)
+            if (!(x <= worst)) worst = x;
+        return worst <= 1 && nonfinite == 0;
+    }
+};

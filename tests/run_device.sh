@@ -3,7 +3,9 @@
 # CTest suite, gpu label included (compute-sanitizer runs are tests there); logs go to $OUT.
 # CTEST_ARGS narrows the tests (e.g. "-R sweep_s"); NO_TESTS=1 skips them. SWEEP="args for fastgemm-sweep" also times libfastgemm against cuBLAS (sweep.csv,
 # sweep.png), and the SGEMM kernels' SASS instruction counts go to sass_sgemm.txt.
-# TUNE="args for fastgemm-tune" builds and runs the SGEMM tuner (tune.csv, tune.log).
+# TUNE="args for fastgemm-tune" builds and runs the SGEMM tuner (tune.csv, tune.log, and the
+# table it writes, sgemm_table.gen.h); ABLATE="args for fastgemm-ablate" the ablation (ablate.csv,
+# ablate.log). TARGETS="..." builds only those targets.
 # What such a machine may lack comes prebuilt in $CARRY (default .devcarry, see the README):
 #   netlib/   Debian's libblas-test testers, their .in files and the reference libblas.so.3
 #   prebuilt/ abi_f_linked and abi_f_blas (built where gfortran is)
@@ -19,10 +21,12 @@ ldconfig -p | grep -q 'libgfortran.so.5 ' || export LD_LIBRARY_PATH=$CARRY/gfort
 # The prebuilt Fortran program linked against libblas.so.3: the reference one, if the machine has none.
 ldconfig -p | grep -q 'libblas.so.3 ' || export LD_LIBRARY_PATH=${LD_LIBRARY_PATH:+$LD_LIBRARY_PATH:}$CARRY/netlib
 tuner=OFF
-[ -z "${TUNE:-}" ] || tuner=ON
+[ -z "${TUNE:-}${ABLATE:-}" ] || tuner=ON
 cmake -S "$root" -B "$BUILD" -DFASTGEMM_NETLIB_DIR="$CARRY/netlib" -DFASTGEMM_BUILD_TUNER="$tuner" \
   -DFASTGEMM_PREBUILT_TESTS="$CARRY/prebuilt" > "$OUT/configure.log" 2>&1 || { tail -30 "$OUT/configure.log"; exit 1; }
-cmake --build "$BUILD" -j"$(nproc)" > "$OUT/build.log" 2>&1 || { tail -40 "$OUT/build.log"; exit 1; }
+targets=()
+for t in ${TARGETS:-}; do targets+=(--target "$t"); done
+cmake --build "$BUILD" -j"$(nproc)" "${targets[@]}" > "$OUT/build.log" 2>&1 || { tail -40 "$OUT/build.log"; exit 1; }
 echo "build ok"
 cd "$BUILD" || exit 1
 cuobjdump --dump-sass CMakeFiles/fastgemm_objects.dir/cuda/sgemm_simt.cu.o > sgemm.sass 2>/dev/null &&
@@ -32,13 +36,19 @@ rc=0
 if [ -z "${NO_TESTS:-}" ]; then
   ctest -j8 -V ${CTEST_ARGS:-} > "$OUT/ctest.log" 2>&1
   rc=$?
+  grep -E "^ *[0-9]+/[0-9]+ Test|tests passed|Skipped|Failed" "$OUT/ctest.log" | tail -60
 fi
-grep -E "^ *[0-9]+/[0-9]+ Test|tests passed|Skipped|Failed" "$OUT/ctest.log" | tail -60
-FASTGEMM_TRACE=1 ./fastgemm-demo > "$OUT/demo.log" 2>&1
-echo "demo: exit $?"; grep -v "^fastgemm:" "$OUT/demo.log"
+if [ -x ./fastgemm-demo ]; then
+  FASTGEMM_TRACE=1 ./fastgemm-demo > "$OUT/demo.log" 2>&1
+  echo "demo: exit $?"; grep -v "^fastgemm:" "$OUT/demo.log"
+fi
 if [ -n "${TUNE:-}" ]; then
-  ./fastgemm-tune $TUNE --csv "$OUT/tune.csv" > "$OUT/tune.log" 2>&1 || rc=1
-  grep -E "cuBLAS|best" "$OUT/tune.log"
+  ./fastgemm-tune $TUNE --csv "$OUT/tune.csv" --emit "$OUT/sgemm_table.gen.h" > "$OUT/tune.log" 2>&1 || rc=1
+  sed -n '/^Table/,$p' "$OUT/tune.log"
+fi
+if [ -n "${ABLATE:-}" ]; then
+  ./fastgemm-ablate $ABLATE --csv "$OUT/ablate.csv" > "$OUT/ablate.log" 2>&1 || rc=1
+  cat "$OUT/ablate.log"
 fi
 if [ -n "${SWEEP:-}" ]; then
   ./fastgemm-sweep $SWEEP --csv "$OUT/sweep.csv" > "$OUT/sweep.log" 2>&1 || rc=1

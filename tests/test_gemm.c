@@ -7,8 +7,11 @@
  * Padding rows of A, B and C hold NaN; C's must come back bit for bit, and beta = 0 cases start
  * with NaN in C, alpha = 0 cases with NaN in all of A and B. The backend that ran is checked
  * against FASTGEMM_MODE and the kind of pointers.
+ * --random N instead: N cases of random shapes up to --max-size (default 2500; a quarter of the
+ * dimensions below 64, the rest log-uniform), transposes, scalars, leading dimensions and
+ * offsets, the same checks: the larger tiles, the kernel table's choices and split-K.
  * Usage: test_gemm --prec s|d [--ptr host|device|managed] [--max-size N] [--stride N]
- *                  [--seed S] [--case I]          (a failure prints the --seed/--case to replay) */
+ *                  [--random N] [--seed S] [--case I] (a failure prints the --seed/--case to replay) */
 #include "../cpu_ref/ref.h"
 #include "testutil.h"
 
@@ -25,7 +28,7 @@ static int ptr_kind = PTR_HOST;
 static uint64_t seed;
 static long failures, checked;
 static void *gpu_buf[3]; /* device or managed copies of A, B, C */
-static const size_t gpu_cap = 300 * 300 * sizeof(double) + 64;
+static size_t gpu_cap = 300 * 300 * sizeof(double) + 64;
 
 static int64_t max64(int64_t a, int64_t b) { return a > b ? a : b; }
 
@@ -164,8 +167,8 @@ DEFINE_RUN_CASE(d, double, DBL_EPSILON, call_dgemm, ref_dgemm, ref_naive_dgemm)
 int main(int argc, char **argv)
 {
     const char *prec = "s";
-    long only = -1, stride = 1;
-    int64_t max_size = 1 << 30;
+    long only = -1, stride = 1, random_cases = 0;
+    int64_t max_size = -1;
     seed = (uint64_t)time(NULL) * 2654435761u;
     for (int i = 1; i + 1 < argc; i += 2) {
         if (!strcmp(argv[i], "--prec")) prec = argv[i + 1];
@@ -174,6 +177,7 @@ int main(int argc, char **argv)
                 if (!strcmp(argv[i + 1], ptr_names[p])) ptr_kind = p;
         } else if (!strcmp(argv[i], "--max-size")) max_size = atoll(argv[i + 1]);
         else if (!strcmp(argv[i], "--stride")) stride = atol(argv[i + 1]);
+        else if (!strcmp(argv[i], "--random")) random_cases = atol(argv[i + 1]);
         else if (!strcmp(argv[i], "--seed")) seed = strtoull(argv[i + 1], NULL, 0);
         else if (!strcmp(argv[i], "--case")) only = atol(argv[i + 1]);
         else {
@@ -186,6 +190,12 @@ int main(int argc, char **argv)
         return TEST_SKIP;
     }
     if (ref_init()) return 1;
+    if (random_cases > 0) {
+        if (max_size < 1) max_size = 2500;
+        gpu_cap = (size_t)(max_size + 16) * (size_t)max_size * sizeof(double) + 64;
+    } else if (max_size < 1) {
+        max_size = 1 << 30;
+    }
     if (ptr_kind != PTR_HOST)
         for (int i = 0; i < 3; i++)
             if (!(gpu_buf[i] = test_alloc(gpu_cap, ptr_kind == PTR_MANAGED))) return 1;
@@ -194,6 +204,21 @@ int main(int argc, char **argv)
            ref_blas_path(), (unsigned long long)seed);
 
     long idx = 0;
+    for (; idx < random_cases; idx++) {
+        if ((only >= 0 && idx != only) || idx % stride) continue;
+        rng_t r = {seed ^ (0x9e3779b97f4a7c15ull * (uint64_t)(idx + 1)) ^ 0x5bd1e995u};
+        int64_t dim[3];
+        for (int d = 0; d < 3; d++)
+            dim[d] = rng_below(&r, 4) == 0 || max_size < 64
+                         ? 1 + rng_below(&r, (int)(max_size < 63 ? max_size : 63))
+                         : (int64_t)(64.0 * pow((double)max_size / 64.0, 0.5 + 0.5 * rng_uniform(&r)));
+        const int tai = rng_below(&r, 2), tbi = rng_below(&r, 2);
+        const double alpha = rng_below(&r, 16) == 0 ? 0.0 : scalars[1 + rng_below(&r, 3)];
+        const double beta = scalars[rng_below(&r, 4)];
+        if (prec[0] == 'd') run_case_d(idx, tai, tbi, dim[0], dim[1], dim[2], alpha, beta);
+        else run_case_s(idx, tai, tbi, dim[0], dim[1], dim[2], alpha, beta);
+    }
+    if (random_cases > 0) goto done;
     for (int tai = 0; tai < 2; tai++)
         for (int tbi = 0; tbi < 2; tbi++)
             for (int mi = 0; mi < NSIZES; mi++)
@@ -212,6 +237,7 @@ int main(int argc, char **argv)
                                     run_case_s(idx, tai, tbi, sizes[mi], sizes[ni], sizes[ki],
                                                scalars[ai], scalars[bi]);
                             }
+done:
     printf("test_gemm: %ld cases checked, %ld failed\n", checked, failures);
     if (checked == 0) {
         printf("test_gemm: no case ran\n");

@@ -1,0 +1,203 @@
+// gemm_common.cuh: what the GEMM kernel families share, for any element type: the copies from
+// global to shared memory (cp.async, or plain loads for the ablation), the tile loader, block
+// rasterization and the deterministic split-K reduction.
+#pragma once
+
+#include <cuda_runtime.h>
+#include <stdint.h>
+
+namespace fg_kern {
+
+// Feature switches of a kernel configuration. 0 is the real kernel; the others exist for the
+// ablation table in perf/ (each switches one feature off).
+enum : int {
+    FG_NO_PAD = 1,       // shared tiles without padding (bank conflicts come back)
+    FG_SYNC_LOADS = 2,   // plain loads through registers instead of cp.async
+    FG_NO_WARP_TILE = 4, // threads laid over the block tile, ignoring warps
+    FG_NO_REG_CACHE = 8, // every FMA reads its operands from shared memory
+    FG_NO_RASTER = 16,   // blocks in plain column order, no grouping for L2
+};
+
+template <int BYTES>
+struct CopyVec;
+template <>
+struct CopyVec<16> { using type = int4; };
+template <>
+struct CopyVec<8> { using type = int2; };
+template <>
+struct CopyVec<4> { using type = int; };
+
+// Copies BYTES from global src to shared dst; only the first src_bytes are read, the rest is
+// zero (cp.async's zero-fill). SYNC: the same with a plain load and store.
+template <int BYTES, bool SYNC>
+__device__ __forceinline__ void copy_zfill(void *dst, const void *src, int src_bytes)
+{
+    if (SYNC) {
+        using V = typename CopyVec<BYTES>::type;
+        if (src_bytes == BYTES) {
+            *static_cast<V *>(dst) = *static_cast<const V *>(src);
+        } else {
+            for (int i = 0; i < BYTES / 4; i++)
+                static_cast<int *>(dst)[i] = 4 * i < src_bytes ? static_cast<const int *>(src)[i] : 0;
+        }
+        return;
+    }
+    const unsigned s = (unsigned)__cvta_generic_to_shared(dst);
+    if (BYTES == 16)
+        asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;\n" ::"r"(s), "l"(src), "r"(src_bytes));
+    else
+        asm volatile("cp.async.ca.shared.global [%0], [%1], %2, %3;\n" ::"r"(s), "l"(src), "n"(BYTES),
+                     "r"(src_bytes));
+}
+
+// The same without zero-fill: all BYTES are read.
+template <int BYTES, bool SYNC>
+__device__ __forceinline__ void copy_full(void *dst, const void *src)
+{
+    if (SYNC) {
+        using V = typename CopyVec<BYTES>::type;
+        *static_cast<V *>(dst) = *static_cast<const V *>(src);
+        return;
+    }
+    const unsigned s = (unsigned)__cvta_generic_to_shared(dst);
+    if (BYTES == 16)
+        asm volatile("cp.async.cg.shared.global [%0], [%1], 16;\n" ::"r"(s), "l"(src));
+    else
+        asm volatile("cp.async.ca.shared.global [%0], [%1], %2;\n" ::"r"(s), "l"(src), "n"(BYTES));
+}
+
+__device__ __forceinline__ void cp_async_commit() { asm volatile("cp.async.commit_group;\n" ::); }
+
+template <int N>
+__device__ __forceinline__ void cp_async_wait() { asm volatile("cp.async.wait_group %0;\n" ::"n"(N)); }
+
+// Copies k-tiles of one operand into xs[BK][LDS] (k-major: a row of MNT (+ padding) elements
+// per k). The operand's element (mn, k) is x[mn + k*ld] (MN_CONTIG: op(A) = A, op(B) = B^T) or
+// x[k + mn*ld] (op(A) = A^T, op(B) = B). Each thread owns fixed (mn, k) slots of the tile and one
+// pointer that advances a tile per call. Interior tiles (every slot inside the matrix) take a
+// path without predicates and with 32-bit offsets; edge tiles zero-fill what lies outside and
+// never read it. With VEC16 (MN_CONTIG operands whose pointer and ld allow it) the copies are
+// 16 bytes, else one element each (a transposing copy when the operand is k-contiguous).
+template <class T, int MNT, int BK, int THREADS, int LDS, bool MN_CONTIG, bool SYNC>
+struct TileLoader {
+    static constexpr int E = sizeof(T);
+    static constexpr int VEC = 16 / E;                     // elements per 16-byte copy
+    static constexpr int CHUNKS = MNT / VEC;               // 16-byte chunks along mn per k
+    static constexpr int VEC_ROUNDS = MNT * BK / VEC / THREADS;
+    static constexpr int ROUNDS = MNT * BK / THREADS;      // element copies per thread
+    static constexpr int VEC_K_STEP = THREADS / CHUNKS;    // k between a thread's 16-byte chunks
+    static constexpr int K_STEP = THREADS / MNT;           // k between its copies (mn-contig)
+    static constexpr int MN_STEP = THREADS / BK;           // mn between its copies (k-contig)
+    static_assert(MNT * BK % (VEC * THREADS) == 0, "16-byte copies come out in whole rounds");
+    static_assert(THREADS % CHUNKS == 0 && THREADS % MNT == 0 && THREADS % BK == 0,
+                  "each thread keeps the same mn (k) position in every round");
+
+    const T *x;     // this thread's first element of the next k-tile
+    int64_t step;   // distance between its copies in one tile
+    int step32;     // the same, when every offset of a tile fits in 32 bits (else 0)
+    int mn, k;      // its first slot in the tile
+    int mn_left;    // valid elements along mn from its first slot (clamped)
+    bool vec, interior;
+
+    __device__ __forceinline__ void init(const T *base, int64_t ld, int64_t mn0, int64_t mn_size,
+                                         bool vec16, int tid)
+    {
+        vec = MN_CONTIG && vec16;
+        int rounds;
+        if (MN_CONTIG && vec) {
+            mn = (tid % CHUNKS) * VEC, k = tid / CHUNKS, step = VEC_K_STEP * ld, rounds = VEC_ROUNDS;
+        } else if (MN_CONTIG) {
+            mn = tid % MNT, k = tid / MNT, step = K_STEP * ld, rounds = ROUNDS;
+        } else {
+            k = tid % BK, mn = tid / BK, step = MN_STEP * ld, rounds = ROUNDS;
+        }
+        const int64_t left = mn_size - (mn0 + mn);
+        mn_left = left > (1 << 30) ? (1 << 30) : (int)left;
+        step32 = (int64_t)rounds * step < (int64_t)1 << 31 ? (int)step : 0;
+        interior = mn0 + MNT <= mn_size && (rounds == 1 || step32 != 0);
+        x = base + (MN_CONTIG ? mn0 + mn + k * ld : k + (mn0 + mn) * ld);
+    }
+
+    // Loads the next k-tile into xs, of which k_left k-positions exist (k_left may exceed BK).
+    __device__ __forceinline__ void load(T *xs, const T *any_valid, int64_t k_left, int64_t ld)
+    {
+        if (interior && k_left >= BK) { // the same branch for the whole block
+            if (MN_CONTIG && vec) {
+#pragma unroll
+                for (int i = 0; i < VEC_ROUNDS; i++)
+                    copy_full<16, SYNC>(&xs[(k + i * VEC_K_STEP) * LDS + mn], x + i * step32);
+            } else if (MN_CONTIG) {
+#pragma unroll
+                for (int i = 0; i < ROUNDS; i++)
+                    copy_full<E, SYNC>(&xs[(k + i * K_STEP) * LDS + mn], x + i * step32);
+            } else {
+#pragma unroll
+                for (int i = 0; i < ROUNDS; i++)
+                    copy_full<E, SYNC>(&xs[k * LDS + mn + i * MN_STEP], x + i * step32);
+            }
+        } else if (MN_CONTIG && vec) {
+#pragma unroll
+            for (int i = 0; i < VEC_ROUNDS; i++) {
+                const int kk = k + i * VEC_K_STEP;
+                const int valid = kk < k_left ? (mn_left >= VEC ? VEC : mn_left > 0 ? mn_left : 0) : 0;
+                copy_zfill<16, SYNC>(&xs[kk * LDS + mn], valid ? x + i * step : any_valid, valid * E);
+            }
+        } else if (MN_CONTIG) {
+#pragma unroll
+            for (int i = 0; i < ROUNDS; i++) {
+                const int kk = k + i * K_STEP;
+                const bool ok = kk < k_left && mn_left > 0;
+                copy_zfill<E, SYNC>(&xs[kk * LDS + mn], ok ? x + i * step : any_valid, ok ? E : 0);
+            }
+        } else {
+#pragma unroll
+            for (int i = 0; i < ROUNDS; i++) {
+                const bool ok = k < k_left && mn_left > i * MN_STEP;
+                copy_zfill<E, SYNC>(&xs[k * LDS + mn + i * MN_STEP], ok ? x + i * step : any_valid,
+                                    ok ? E : 0);
+            }
+        }
+        x += MN_CONTIG ? BK * ld : BK;
+    }
+};
+
+// The block's tile (bm, bn) of C. Grouped rasterization: GROUP_M consecutive block rows sweep
+// the block columns together, so the B panels they share stay in L2. Without it: column order.
+template <bool RASTER>
+__device__ __forceinline__ void block_tile(int64_t mtiles, int64_t ntiles, int64_t &bm, int64_t &bn)
+{
+    const int64_t pid = blockIdx.x;
+    if (!RASTER) {
+        bm = pid % mtiles, bn = pid / mtiles;
+        return;
+    }
+    constexpr int64_t GROUP_M = 8;
+    const int64_t width = GROUP_M * ntiles;
+    const int64_t first = pid / width * GROUP_M;
+    const int64_t rows = mtiles - first < GROUP_M ? mtiles - first : GROUP_M;
+    bm = first + (pid % width) % rows;
+    bn = (pid % width) / rows;
+}
+
+// Split-K: slice z of the k range wrote its partial products to ws + z*m*n (ld m). C = alpha *
+// (the slices summed in order) + beta*C: the same bits on every run. beta = 0 never reads C.
+template <class T>
+__global__ void splitk_reduce(int64_t m, int64_t n, int splits, const T *__restrict__ ws, T alpha,
+                              T beta, T *__restrict__ c, int64_t ldc)
+{
+    const int64_t mn = m * n;
+    for (int64_t idx = blockIdx.x * (int64_t)blockDim.x + threadIdx.x; idx < mn;
+         idx += (int64_t)gridDim.x * blockDim.x) {
+        T s = ws[idx];
+        for (int z = 1; z < splits; z++) s += ws[z * mn + idx];
+        T *cij = c + idx % m + idx / m * ldc;
+        *cij = beta == T(0) ? alpha * s : alpha * s + beta * *cij;
+    }
+}
+
+inline bool aligned16(const void *p, int64_t ld, int elem)
+{
+    return (uintptr_t)p % 16 == 0 && ld % (16 / elem) == 0;
+}
+
+} // namespace fg_kern
