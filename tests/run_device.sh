@@ -5,7 +5,8 @@
 # sweep.png), and the SGEMM kernels' SASS instruction counts go to sass_sgemm.txt.
 # TUNE="args for fastgemm-tune" builds and runs the SGEMM tuner (tune.csv, tune.log, and the
 # table it writes, sgemm_table.gen.h); ABLATE="args for fastgemm-ablate" the ablation (ablate.csv,
-# ablate.log). TARGETS="..." builds only those targets.
+# ablate.log). NCU="args for fastgemm-sweep" profiles its GEMM kernels (ncu.txt). TARGETS="..."
+# builds only those targets. Logs come back in logs.tar.gz.
 # What such a machine may lack comes prebuilt in $CARRY (default .devcarry, see the README):
 #   netlib/   Debian's libblas-test testers, their .in files and the reference libblas.so.3
 #   prebuilt/ abi_f_linked and abi_f_blas (built where gfortran is)
@@ -55,4 +56,12 @@ if [ -n "${SWEEP:-}" ]; then
   grep -E "TFLOP|GPU" "$OUT/sweep.log"
   python3 "$root/perf/plot.py" "$OUT/sweep.png" "$OUT/sweep.csv" || true
 fi
+if [ -n "${NCU:-}" ]; then # Nsight Compute on the GEMM kernels of a small fastgemm-sweep run
+  ncu --section SpeedOfLight --section SchedulerStats --section WarpStateStats \
+      --section ComputeWorkloadAnalysis --section Occupancy --section LaunchStats \
+      -k regex:gemm -c 4 ./fastgemm-sweep $NCU --reps 1 > "$OUT/ncu.txt" 2>&1 || true
+  grep -E "^  [a-z_0-9]+.*\(|Duration|SM Frequency|Issue Slots Busy|Executed Ipc Active|No Eligible|Registers Per|Achieved Occupancy|Stall|Warp Cycles Per Issued" "$OUT/ncu.txt" | head -80
+fi
+# At most 8 files come back: the logs travel as one archive.
+(cd "$OUT" && ls *.log *.txt > /dev/null 2>&1 && tar czf logs.tar.gz *.log *.txt && rm -f *.log *.txt)
 exit $rc
