@@ -8,14 +8,15 @@
 
 namespace fg_kern {
 
-// Feature switches of a kernel configuration. 0 is the real kernel; the others exist for the
-// ablation table in perf/ (each switches one feature off).
+// Feature switches of a kernel configuration: FG_NO_* switch one feature off (the ablation
+// table in perf/), FG_PREFETCH is one more choice for the tuner.
 enum : int {
     FG_NO_PAD = 1,       // shared tiles without padding (bank conflicts come back)
     FG_SYNC_LOADS = 2,   // plain loads through registers instead of cp.async
     FG_NO_WARP_TILE = 4, // threads laid over the block tile, ignoring warps
     FG_NO_REG_CACHE = 8, // every FMA reads its operands from shared memory
     FG_NO_RASTER = 16,   // blocks in plain column order, no grouping for L2
+    FG_PREFETCH = 32,    // a tuning choice: fragments of step k+1 loaded before the FMAs of k
 };
 
 template <int BYTES>

@@ -22,6 +22,7 @@ struct SimtConfig {
     static constexpr int TM = TM_, TN = TN_, FEAT = FEAT_;
     static constexpr bool WARP_TILE = !(FEAT & FG_NO_WARP_TILE), REG_CACHE = !(FEAT & FG_NO_REG_CACHE);
     static constexpr bool SYNC = FEAT & FG_SYNC_LOADS, RASTER = !(FEAT & FG_NO_RASTER);
+    static constexpr bool PREFETCH = FEAT & FG_PREFETCH;
     static constexpr int WARPS_M = BM / WM, WARPS_N = BN / WN;
     static constexpr int THREADS = WARPS_M * WARPS_N * 32;
     // The lanes of a warp tile its warp tile; without warp tiling the threads tile the block.
@@ -100,24 +101,31 @@ __global__ void __launch_bounds__(Cfg::THREADS)
     auto compute = [&](int stage) {
         const float *a_s = as + stage * Cfg::A_STAGE + row_s;
         const float *b_s = bs + stage * Cfg::B_STAGE + col_s;
+        // A thread's operands of step kk: TM/4 and TN/4 LDS.128.
+        auto fragments = [&](int kk, float *ra, float *rb) {
+#pragma unroll
+            for (int g = 0; g < TM / 4; g++) {
+                const float4 v = *reinterpret_cast<const float4 *>(a_s + kk * Cfg::LDA_S + g * GSM);
+                ra[4 * g] = v.x, ra[4 * g + 1] = v.y, ra[4 * g + 2] = v.z, ra[4 * g + 3] = v.w;
+            }
+#pragma unroll
+            for (int g = 0; g < TN / 4; g++) {
+                const float4 v = *reinterpret_cast<const float4 *>(b_s + kk * Cfg::LDB_S + g * GSN);
+                rb[4 * g] = v.x, rb[4 * g + 1] = v.y, rb[4 * g + 2] = v.z, rb[4 * g + 3] = v.w;
+            }
+        };
+        float ra[2][TM], rb[2][TN]; // with FG_PREFETCH: step kk in [kk % 2], kk + 1 in the other
+        if (Cfg::PREFETCH && Cfg::REG_CACHE) fragments(0, ra[0], rb[0]);
 #pragma unroll
         for (int kk = 0; kk < BK; kk++) {
             if (Cfg::REG_CACHE) {
-                float ra[TM], rb[TN];
-#pragma unroll
-                for (int g = 0; g < TM / 4; g++) {
-                    const float4 v = *reinterpret_cast<const float4 *>(a_s + kk * Cfg::LDA_S + g * GSM);
-                    ra[4 * g] = v.x, ra[4 * g + 1] = v.y, ra[4 * g + 2] = v.z, ra[4 * g + 3] = v.w;
-                }
-#pragma unroll
-                for (int g = 0; g < TN / 4; g++) {
-                    const float4 v = *reinterpret_cast<const float4 *>(b_s + kk * Cfg::LDB_S + g * GSN);
-                    rb[4 * g] = v.x, rb[4 * g + 1] = v.y, rb[4 * g + 2] = v.z, rb[4 * g + 3] = v.w;
-                }
+                const int cur = Cfg::PREFETCH ? kk % 2 : 0;
+                if (!Cfg::PREFETCH) fragments(kk, ra[0], rb[0]);
+                else if (kk + 1 < BK) fragments(kk + 1, ra[cur ^ 1], rb[cur ^ 1]);
 #pragma unroll
                 for (int i = 0; i < TM; i++)
 #pragma unroll
-                    for (int j = 0; j < TN; j++) acc[i][j] = fmaf(ra[i], rb[j], acc[i][j]);
+                    for (int j = 0; j < TN; j++) acc[i][j] = fmaf(ra[cur][i], rb[cur][j], acc[i][j]);
             } else { // ablation: both operands of every FFMA come from shared memory
                 const volatile float *va = a_s + kk * Cfg::LDA_S, *vb = b_s + kk * Cfg::LDB_S;
 #pragma unroll

@@ -47,7 +47,7 @@ std::vector<int> split_options(const Candidate &c, const Shape &sh, int sms)
     std::vector<int> out = {1};
     const long tiles = ((sh.m + c.bm - 1) / c.bm) * ((sh.n + c.bn - 1) / c.bn);
     if (tiles >= 2 * sms) return out;
-    for (int s : {2, 3, 4, 6, 8, 12, 16})
+    for (int s : {2, 3, 4, 6, 8, 12, 16, 24, 32, 48, 64})
         if (sh.k / s >= 8 * c.bk && tiles * s <= 8 * sms) out.push_back(s);
     return out;
 }
@@ -105,7 +105,10 @@ int main(int argc, char **argv)
         CHECK_CUDA(cudaMalloc(&a, na * 4));
         CHECK_CUDA(cudaMalloc(&b, nb * 4));
         CHECK_CUDA(cudaMalloc(&c, nc * 4));
-        CHECK_CUDA(cudaMalloc(&ws, 16 * nc * 4));
+        int most = 1; // the most slices any candidate makes here
+        for (const Candidate &cand : cands)
+            for (int sp : split_options(cand, sh, sms)) most = std::max(most, sp);
+        CHECK_CUDA(cudaMalloc(&ws, most * nc * 4));
         fill_uniform<<<1024, 256, 0, s>>>(a, na, 11);
         fill_uniform<<<1024, 256, 0, s>>>(b, nb, 12);
         const double flop = 2.0 * m * n * k;
