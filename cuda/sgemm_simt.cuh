@@ -10,6 +10,8 @@
 
 #include "gemm_common.cuh"
 
+#include <atomic>
+
 namespace fg_simt {
 
 using namespace fg_kern;
@@ -207,10 +209,18 @@ cudaError_t launch(int64_t m, int64_t n, int64_t k, float alpha, const float *a,
                    float *ws, cudaStream_t s)
 {
     auto kernel = sgemm_simt<Cfg, TA, TB>;
-    // Above 48 KB of dynamic shared memory a kernel must ask; once per kernel.
-    static const cudaError_t attr = cudaFuncSetAttribute(
-        kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, Cfg::SMEM_BYTES);
-    if (attr != cudaSuccess) return attr;
+    // Above 48 KB of dynamic shared memory a kernel must ask, on each device; once per kernel
+    // and device (racing threads may both ask: harmless).
+    static std::atomic<uint64_t> asked{0};
+    int dev = 0;
+    cudaError_t err = cudaGetDevice(&dev);
+    if (err != cudaSuccess) return err;
+    const uint64_t bit = dev < 64 ? uint64_t(1) << dev : 0;
+    if (!(asked.load(std::memory_order_relaxed) & bit)) {
+        err = cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, Cfg::SMEM_BYTES);
+        if (err != cudaSuccess) return err;
+        asked.fetch_or(bit, std::memory_order_relaxed);
+    }
     const int64_t tiles = ((m + Cfg::BM - 1) / Cfg::BM) * ((n + Cfg::BN - 1) / Cfg::BN);
     if (tiles > 0x7fffffff) return cudaErrorInvalidConfiguration;
     // Slices of whole k-tiles, none empty.
