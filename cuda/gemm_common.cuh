@@ -196,6 +196,17 @@ __global__ void splitk_reduce(int64_t m, int64_t n, int splits, const T *__restr
     }
 }
 
+// Split-K: `splits` slices asked of k, made of whole k-tiles of bk and none empty. Returns the
+// slices made (what a workspace must hold) and sets the k-length of each (the last may be short).
+inline int k_slices(int64_t k, int bk, int splits, int64_t *kslice)
+{
+    const int64_t ktiles = (k + bk - 1) / bk;
+    if (splits > ktiles) splits = (int)ktiles;
+    if (splits < 1) splits = 1;
+    *kslice = (ktiles + splits - 1) / splits * bk;
+    return (int)((k + *kslice - 1) / *kslice);
+}
+
 inline bool aligned16(const void *p, int64_t ld, int elem)
 {
     return (uintptr_t)p % 16 == 0 && ld % (16 / elem) == 0;

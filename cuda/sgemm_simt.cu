@@ -70,18 +70,14 @@ cudaError_t fg_cuda_sgemm_simt(const fg_gemm_args *g, int config, int splits, co
         splits = 1;
     }
     const Config &cfg = configs[config];
-    // The slices the kernel will make (whole k-tiles, none empty), and their workspace.
-    const int64_t ktiles = (g->k + cfg.bk - 1) / cfg.bk;
-    if (splits > ktiles) splits = (int)ktiles;
-    if (splits > 1) {
-        const int64_t kslice = (ktiles + splits - 1) / splits * cfg.bk;
-        splits = (int)((g->k + kslice - 1) / kslice);
-    }
+    // The slices the kernel will make, and their workspace.
+    int64_t kslice;
+    splits = fg_kern::k_slices(g->k, cfg.bk, splits, &kslice);
     float *ws = nullptr;
     if (splits > 1) {
-        const int64_t bytes = splits * g->m * g->n * (int64_t)sizeof(float); // if it fits
-        if (g->m > max_workspace / (int64_t)sizeof(float) / splits / g->n ||
-            cudaMallocAsync(reinterpret_cast<void **>(&ws), (size_t)bytes, s) != cudaSuccess) {
+        const bool fits = g->m <= max_workspace / (int64_t)sizeof(float) / splits / g->n;
+        if (!fits || cudaMallocAsync(reinterpret_cast<void **>(&ws),
+                                     (size_t)(splits * g->m * g->n) * sizeof(float), s) != cudaSuccess) {
             cudaGetLastError(); // no room: one slice, straight into C
             ws = nullptr;
             splits = 1;

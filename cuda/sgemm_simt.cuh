@@ -223,12 +223,8 @@ cudaError_t launch(int64_t m, int64_t n, int64_t k, float alpha, const float *a,
     }
     const int64_t tiles = ((m + Cfg::BM - 1) / Cfg::BM) * ((n + Cfg::BN - 1) / Cfg::BN);
     if (tiles > 0x7fffffff) return cudaErrorInvalidConfiguration;
-    // Slices of whole k-tiles, none empty.
-    const int64_t ktiles = (k + Cfg::BK - 1) / Cfg::BK;
-    if (splits > ktiles) splits = (int)ktiles;
-    if (splits < 1 || !ws) splits = 1;
-    const int64_t kslice = (ktiles + splits - 1) / splits * Cfg::BK;
-    splits = (int)((k + kslice - 1) / kslice);
+    int64_t kslice;
+    splits = k_slices(k, Cfg::BK, ws ? splits : 1, &kslice);
     const bool va = !TA && aligned16(a, lda, 4), vb = TB && aligned16(b, ldb, 4);
     const dim3 grid((unsigned)tiles, 1, (unsigned)splits);
     if (splits == 1) {
@@ -244,17 +240,6 @@ cudaError_t launch(int64_t m, int64_t n, int64_t k, float alpha, const float *a,
             m, n, splits, ws, alpha, beta, c, ldc);
     }
     return cudaGetLastError();
-}
-
-// The number of slices launch() makes of k for `splits` asked (what ws must hold).
-template <class Cfg>
-int effective_splits(int64_t k, int splits)
-{
-    const int64_t ktiles = (k + Cfg::BK - 1) / Cfg::BK;
-    if (splits > ktiles) splits = (int)ktiles;
-    if (splits < 1) return 1;
-    const int64_t kslice = (ktiles + splits - 1) / splits * Cfg::BK;
-    return (int)((k + kslice - 1) / kslice);
 }
 
 using LaunchFn = cudaError_t (*)(bool, bool, int64_t, int64_t, int64_t, float, const float *,
