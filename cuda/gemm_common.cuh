@@ -1,10 +1,12 @@
 // gemm_common.cuh: what the GEMM kernel families share, for any element type: the copies from
-// global to shared memory (cp.async, or plain loads for the ablation), the tile loader, block
-// rasterization and the deterministic split-K reduction.
+// global to shared memory (cp.async, or plain loads for the ablation), the tile loaders, block
+// rasterization, the deterministic split-K reduction and the launcher.
 #pragma once
 
 #include <cuda_runtime.h>
 #include <stdint.h>
+
+#include <atomic>
 
 namespace fg_kern {
 
@@ -162,6 +164,111 @@ struct TileLoader {
     }
 };
 
+// Copies k-tiles of a k-contiguous operand (element (mn, k) is x[k + mn*ld]) as they lie, into
+// xs[MNT][LDS] (mn-major: a row of BK (+ padding) elements per mn), for kernels whose fragment
+// loads read either layout. With VEC16 (pointer and ld allow it) the copies are 16 bytes along
+// k, else one element each; interior tiles take the path without predicates, as above.
+template <class T, int MNT, int BK, int THREADS, int LDS, bool SYNC>
+struct TileLoaderK {
+    static constexpr int E = sizeof(T);
+    static constexpr int VEC = 16 / E;
+    static constexpr int CHUNKS = BK / VEC;                // 16-byte chunks along k per mn
+    static constexpr int VEC_ROUNDS = MNT * BK / VEC / THREADS;
+    static constexpr int ROUNDS = MNT * BK / THREADS;
+    static constexpr int VEC_MN_STEP = THREADS / CHUNKS;   // mn between a thread's chunks
+    static constexpr int MN_STEP = THREADS / BK;           // mn between its element copies
+    static_assert(MNT * BK % (VEC * THREADS) == 0 && BK % VEC == 0, "whole rounds of 16-byte copies");
+    static_assert(THREADS % CHUNKS == 0 && THREADS % BK == 0, "a thread keeps its k position");
+
+    const T *x;
+    int64_t step;
+    int step32;
+    int mn, k, mn_left;
+    bool vec, interior;
+
+    __device__ __forceinline__ void init(const T *base, int64_t ld, int64_t mn0, int64_t mn_size,
+                                         bool vec16, int tid)
+    {
+        vec = vec16;
+        const int rounds = vec ? VEC_ROUNDS : ROUNDS;
+        if (vec) k = tid % CHUNKS * VEC, mn = tid / CHUNKS, step = VEC_MN_STEP * ld;
+        else k = tid % BK, mn = tid / BK, step = MN_STEP * ld;
+        const int64_t left = mn_size - (mn0 + mn);
+        mn_left = left > (1 << 30) ? (1 << 30) : (int)left;
+        step32 = (int64_t)rounds * step < (int64_t)1 << 31 ? (int)step : 0;
+        interior = mn0 + MNT <= mn_size && (rounds == 1 || step32 != 0);
+        x = base + k + (mn0 + mn) * ld;
+    }
+
+    __device__ __forceinline__ void load(T *xs, const T *any_valid, int64_t k_left)
+    {
+        if (interior && k_left >= BK) {
+            if (vec) {
+#pragma unroll
+                for (int i = 0; i < VEC_ROUNDS; i++)
+                    copy_full<16, SYNC>(&xs[(mn + i * VEC_MN_STEP) * LDS + k], x + i * step32);
+            } else {
+#pragma unroll
+                for (int i = 0; i < ROUNDS; i++)
+                    copy_full<E, SYNC>(&xs[(mn + i * MN_STEP) * LDS + k], x + i * step32);
+            }
+        } else if (vec) {
+            const int64_t kv = k_left - k; // valid elements of this thread's chunk along k
+            const int valid_k = kv >= VEC ? VEC : kv > 0 ? (int)kv : 0;
+#pragma unroll
+            for (int i = 0; i < VEC_ROUNDS; i++) {
+                const int valid = mn_left > i * VEC_MN_STEP ? valid_k : 0;
+                copy_zfill<16, SYNC>(&xs[(mn + i * VEC_MN_STEP) * LDS + k], valid ? x + i * step : any_valid,
+                                     valid * E);
+            }
+        } else {
+#pragma unroll
+            for (int i = 0; i < ROUNDS; i++) {
+                const bool ok = k < k_left && mn_left > i * MN_STEP;
+                copy_zfill<E, SYNC>(&xs[(mn + i * MN_STEP) * LDS + k], ok ? x + i * step : any_valid,
+                                    ok ? E : 0);
+            }
+        }
+        x += BK;
+    }
+};
+
+// The main loop over k-tiles: load_stage(buffer) issues the copies of the next k-tile into one
+// of STAGES shared buffers, compute(buffer) consumes one. STAGES-1 tiles are in flight while one
+// is computed; every iteration commits one group, empty or not, so that wait_group<STAGES-2>
+// always means "the tile about to be used has landed". STAGES = 1: load, wait, compute in turn.
+template <int STAGES, class Load, class Compute>
+__device__ __forceinline__ void pipeline(int64_t ktiles, Load &load_stage, Compute &compute)
+{
+    if (STAGES == 1) {
+        for (int64_t kt = 0; kt < ktiles; kt++) {
+            load_stage(0);
+            cp_async_commit();
+            cp_async_wait<0>();
+            __syncthreads();
+            compute(0);
+            __syncthreads();
+        }
+        return;
+    }
+#pragma unroll
+    for (int s = 0; s < STAGES - 1; s++) {
+        if (s < ktiles) load_stage(s);
+        cp_async_commit();
+    }
+    int stage = 0, next = STAGES - 1;
+    for (int64_t kt = 0; kt < ktiles; kt++) {
+        cp_async_wait<(STAGES > 1 ? STAGES - 2 : 0)>();
+        __syncthreads(); // the tile of kt is visible to all; everyone is done with kt-1's buffer
+        if (kt + STAGES - 1 < ktiles) load_stage(next);
+        cp_async_commit();
+        compute(stage);
+        stage = stage + 1 == STAGES ? 0 : stage + 1;
+        next = next + 1 == STAGES ? 0 : next + 1;
+    }
+    cp_async_wait<0>();
+}
+
 // The block's tile (bm, bn) of C. Grouped rasterization: GROUP_M consecutive block rows sweep
 // the block columns together, so the B panels they share stay in L2. Without it: column order.
 template <bool RASTER>
@@ -211,5 +318,75 @@ inline bool aligned16(const void *p, int64_t ld, int elem)
 {
     return (uintptr_t)p % 16 == 0 && ld % (16 / elem) == 0;
 }
+
+// Every kernel of the families: C = alpha op(A) op(B) + beta C over the block tiles of
+// gridDim.x and the K slices of gridDim.z (kslice long; slice z writes to c + z*c_slice);
+// vec_a, vec_b, vec_c: the operand allows 16-byte accesses (aligned16).
+template <class T>
+using GemmKernel = void (*)(int64_t m, int64_t n, int64_t k, int64_t kslice, T alpha, const T *a,
+                            int64_t lda, const T *b, int64_t ldb, T beta, T *c, int64_t ldc,
+                            int64_t c_slice, bool vec_a, bool vec_b, bool vec_c);
+
+// Launches kernel (alpha != 0, k > 0) over BM x BN block tiles with the K range cut into
+// `splits` slices of whole BK tiles. With more than one slice each writes its partial products
+// to ws (splits * m * n elements, from the caller) and splitk_reduce adds them up in order.
+// `asked`: the devices on which this kernel may already use smem_bytes of shared memory (above
+// 48 KB a kernel must ask, once per device; racing threads may both ask: harmless).
+template <class T>
+cudaError_t launch_tiles(GemmKernel<T> kernel, std::atomic<uint64_t> &asked, int threads,
+                         int smem_bytes, int bm, int bn, int bk, int64_t m, int64_t n, int64_t k,
+                         T alpha, const T *a, int64_t lda, const T *b, int64_t ldb, T beta, T *c,
+                         int64_t ldc, int splits, T *ws, cudaStream_t s)
+{
+    int dev = 0;
+    cudaError_t err = cudaGetDevice(&dev);
+    if (err != cudaSuccess) return err;
+    const uint64_t bit = dev < 64 ? uint64_t(1) << dev : 0;
+    if (!(asked.load(std::memory_order_relaxed) & bit)) {
+        err = cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, smem_bytes);
+        if (err != cudaSuccess) return err;
+        asked.fetch_or(bit, std::memory_order_relaxed);
+    }
+    const int64_t tiles = ((m + bm - 1) / bm) * ((n + bn - 1) / bn);
+    if (tiles > 0x7fffffff) return cudaErrorInvalidConfiguration;
+    int64_t kslice;
+    splits = k_slices(k, bk, ws ? splits : 1, &kslice);
+    const int E = sizeof(T);
+    const bool va = aligned16(a, lda, E), vb = aligned16(b, ldb, E);
+    const dim3 grid((unsigned)tiles, 1, (unsigned)splits);
+    if (splits == 1) {
+        kernel<<<grid, threads, smem_bytes, s>>>(m, n, k, kslice, alpha, a, lda, b, ldb, beta, c,
+                                                 ldc, 0, va, vb, aligned16(c, ldc, E));
+    } else {
+        kernel<<<grid, threads, smem_bytes, s>>>(m, n, k, kslice, T(1), a, lda, b, ldb, T(0), ws,
+                                                 m, m * n, va, vb, aligned16(ws, m, E));
+        const int64_t blocks = (m * n + 255) / 256;
+        splitk_reduce<T><<<(unsigned)(blocks < 4096 ? blocks : 4096), 256, 0, s>>>(
+            m, n, splits, ws, alpha, beta, c, ldc);
+    }
+    return cudaGetLastError();
+}
+
+// A configuration's launcher, the transpose pair chosen at run time.
+template <class T>
+using LaunchFn = cudaError_t (*)(bool ta, bool tb, int64_t m, int64_t n, int64_t k, T alpha,
+                                 const T *a, int64_t lda, const T *b, int64_t ldb, T beta, T *c,
+                                 int64_t ldc, int splits, T *ws, cudaStream_t s);
+
+// launch_any<Cfg, T, KERNEL>: Cfg's launcher over the four instances KERNEL<Cfg, TA, TB>.
+#define FG_LAUNCH_ANY(T, KERNEL)                                                                \
+    template <class Cfg>                                                                        \
+    cudaError_t launch_any(bool ta, bool tb, int64_t m, int64_t n, int64_t k, T alpha,          \
+                           const T *a, int64_t lda, const T *b, int64_t ldb, T beta, T *c,      \
+                           int64_t ldc, int splits, T *ws, cudaStream_t s)                      \
+    {                                                                                           \
+        static std::atomic<uint64_t> asked[4];                                                  \
+        const fg_kern::GemmKernel<T> kernels[4] = {KERNEL<Cfg, false, false>, KERNEL<Cfg, true, false>, \
+                                                   KERNEL<Cfg, false, true>, KERNEL<Cfg, true, true>}; \
+        const int t = ta + 2 * tb;                                                              \
+        return fg_kern::launch_tiles<T>(kernels[t], asked[t], Cfg::THREADS, Cfg::SMEM_BYTES,    \
+                                        Cfg::BM, Cfg::BN, Cfg::BK, m, n, k, alpha, a, lda, b,   \
+                                        ldb, beta, c, ldc, splits, ws, s);                      \
+    }
 
 } // namespace fg_kern

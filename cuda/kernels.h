@@ -19,6 +19,12 @@ FG_HIDDEN cudaError_t fg_cuda_sgemm_simt(const fg_gemm_args *g, int config, int 
                                          void *c, int64_t ldc, cudaStream_t s);
 // The index of the SIMT configuration called `name`, or -1.
 FG_HIDDEN int fg_cuda_sgemm_config(const char *name);
+// dgemm_dmma.cu: the DGEMM configurations on the FP64 tensor cores (dgemm_table.gen.h), sm_80
+// and up; config and splits as above.
+FG_HIDDEN cudaError_t fg_cuda_dgemm_dmma(const fg_gemm_args *g, int config, int splits,
+                                         const void *a, int64_t lda, const void *b, int64_t ldb,
+                                         void *c, int64_t ldc, cudaStream_t s);
+FG_HIDDEN int fg_cuda_dgemm_config(const char *name);
 // C = beta*C over g->m x g->n (beta = 0 writes zeros without reading C).
 FG_HIDDEN cudaError_t fg_cuda_scale_c(const fg_gemm_args *g, void *c, int64_t ldc, cudaStream_t s);
 

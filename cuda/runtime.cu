@@ -81,25 +81,38 @@ void describe(char *why, size_t len, const char *call, cudaError_t e)
 
 pthread_once_t kernel_once = PTHREAD_ONCE_INIT;
 bool forced_tiled = false;
-int forced_config = -1; // a SIMT configuration by FASTGEMM_KERNEL, or -1 (the table's)
+int forced_s = -1, forced_d = -1; // a configuration by FASTGEMM_KERNEL, or -1 (the table's)
+bool dmma_ok[MAX_DEVICES];        // FP64 tensor cores (sm_80 and up)
 
 void pick_forced_kernel()
 {
+    pthread_once(&probe_once, probe);
+    for (int d = 0; d < device_count; d++) {
+        int major = 0;
+        dmma_ok[d] = cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, d) ==
+                         cudaSuccess && major >= 8;
+    }
+    cudaGetLastError();
     const char *name = fg_get_config()->kernel;
     if (!name) return;
     if (!strcmp(name, "tiled_64x64x16")) forced_tiled = true;
-    else if ((forced_config = fg_cuda_sgemm_config(name)) < 0)
+    else if ((forced_s = fg_cuda_sgemm_config(name)) < 0 && (forced_d = fg_cuda_dgemm_config(name)) < 0)
         fg_warn("FASTGEMM_KERNEL='%s' is no kernel of this build; using the table", name);
 }
 
-// The kernel for one GEMM: a forced one where it applies (the tiled kernel serves both types,
-// the SIMT ones float only), else by type and shape.
-cudaError_t run_gemm(const fg_gemm_args *g, const void *a, int64_t lda, const void *b,
+// The kernel for one GEMM on device dev: a forced one where it applies (the tiled kernel serves
+// both types, the others one), else by type and shape; DGEMM below sm_80 takes the tiled
+// kernel (SIMT FP64).
+cudaError_t run_gemm(int dev, const fg_gemm_args *g, const void *a, int64_t lda, const void *b,
                      int64_t ldb, void *c, int64_t ldc, cudaStream_t s)
 {
     pthread_once(&kernel_once, pick_forced_kernel);
-    if (g->dt == FG_F64 || forced_tiled) return fg_cuda_gemm_tiled(g, a, lda, b, ldb, c, ldc, s);
-    return fg_cuda_sgemm_simt(g, forced_config, fg_get_config()->split_k, a, lda, b, ldb, c, ldc, s);
+    const int split = fg_get_config()->split_k;
+    const bool dmma = dev >= 0 && dev < MAX_DEVICES && dmma_ok[dev];
+    if (forced_tiled || (g->dt == FG_F64 && !dmma))
+        return fg_cuda_gemm_tiled(g, a, lda, b, ldb, c, ldc, s);
+    if (g->dt == FG_F64) return fg_cuda_dgemm_dmma(g, forced_d, split, a, lda, b, ldb, c, ldc, s);
+    return fg_cuda_sgemm_simt(g, forced_s, split, a, lda, b, ldb, c, ldc, s);
 }
 
 } // namespace
@@ -190,7 +203,7 @@ int fg_gpu_gemm(const fg_gemm_args *g, const fg_operands *ops, int dev, char *wh
     } else {
         c_written = true; // from the launch on, the caller's C may change
     }
-    if (reads_ab) FG_CUDA_TRY(run_gemm(g, pa, lda, pb, ldb, pc, ldc, s));
+    if (reads_ab) FG_CUDA_TRY(run_gemm(dev, g, pa, lda, pb, ldb, pc, ldc, s));
     else FG_CUDA_TRY(fg_cuda_scale_c(g, pc, ldc, s));
     if (ops->c == FG_MEM_HOST) {
         FG_CUDA_TRY(cudaStreamSynchronize(s)); // a kernel fault shows before C is touched
@@ -236,7 +249,7 @@ int fg_gpu_gemm_async(const fg_gemm_args *g, int dev, void *stream, char *why, s
     const char *failed_call = "cudaSetDevice";
     if (err == cudaSuccess) {
         failed_call = "kernel launch";
-        err = fg_reads_ab(g) ? run_gemm(g, g->a, g->lda, g->b, g->ldb, g->c, g->ldc, s)
+        err = fg_reads_ab(g) ? run_gemm(dev, g, g->a, g->lda, g->b, g->ldb, g->c, g->ldc, s)
                                         : fg_cuda_scale_c(g, g->c, g->ldc, s);
     }
     if (err == cudaSuccess) return 0;

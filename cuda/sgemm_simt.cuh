@@ -10,8 +10,6 @@
 
 #include "gemm_common.cuh"
 
-#include <atomic>
-
 namespace fg_simt {
 
 using namespace fg_kern;
@@ -139,35 +137,7 @@ __global__ void __launch_bounds__(Cfg::THREADS)
         }
     };
 
-    if (STAGES == 1) { // load, wait, compute, in turn
-        for (int64_t kt = 0; kt < ktiles; kt++) {
-            load_stage(0);
-            cp_async_commit();
-            cp_async_wait<0>();
-            __syncthreads();
-            compute(0);
-            __syncthreads();
-        }
-    } else {
-        // Prologue: STAGES-1 tiles in flight. Every iteration commits one group, empty or not,
-        // so that wait_group<STAGES-2> always means "the tile about to be used has landed".
-#pragma unroll
-        for (int s = 0; s < STAGES - 1; s++) {
-            if (s < ktiles) load_stage(s);
-            cp_async_commit();
-        }
-        int stage = 0, next = STAGES - 1;
-        for (int64_t kt = 0; kt < ktiles; kt++) {
-            cp_async_wait<(STAGES > 1 ? STAGES - 2 : 0)>();
-            __syncthreads(); // the tile of kt is visible to all; everyone is done with kt-1's buffer
-            if (kt + STAGES - 1 < ktiles) load_stage(next);
-            cp_async_commit();
-            compute(stage);
-            stage = stage + 1 == STAGES ? 0 : stage + 1;
-            next = next + 1 == STAGES ? 0 : next + 1;
-        }
-        cp_async_wait<0>();
-    }
+    pipeline<STAGES>(ktiles, load_stage, compute);
 
     // Epilogue: C = alpha*acc + beta*C, 4 consecutive rows of a column per store; beta = 0
     // never reads C.
@@ -200,61 +170,7 @@ __global__ void __launch_bounds__(Cfg::THREADS)
     }
 }
 
-// Launches C = alpha op(A) op(B) + beta C (alpha != 0, k > 0) with configuration Cfg, the K
-// range cut into `splits` slices. With more than one slice each writes its partial products to
-// ws (splits * m * n floats, from the caller) and splitk_reduce adds them up in order.
-template <class Cfg, bool TA, bool TB>
-cudaError_t launch(int64_t m, int64_t n, int64_t k, float alpha, const float *a, int64_t lda,
-                   const float *b, int64_t ldb, float beta, float *c, int64_t ldc, int splits,
-                   float *ws, cudaStream_t s)
-{
-    auto kernel = sgemm_simt<Cfg, TA, TB>;
-    // Above 48 KB of dynamic shared memory a kernel must ask, on each device; once per kernel
-    // and device (racing threads may both ask: harmless).
-    static std::atomic<uint64_t> asked{0};
-    int dev = 0;
-    cudaError_t err = cudaGetDevice(&dev);
-    if (err != cudaSuccess) return err;
-    const uint64_t bit = dev < 64 ? uint64_t(1) << dev : 0;
-    if (!(asked.load(std::memory_order_relaxed) & bit)) {
-        err = cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, Cfg::SMEM_BYTES);
-        if (err != cudaSuccess) return err;
-        asked.fetch_or(bit, std::memory_order_relaxed);
-    }
-    const int64_t tiles = ((m + Cfg::BM - 1) / Cfg::BM) * ((n + Cfg::BN - 1) / Cfg::BN);
-    if (tiles > 0x7fffffff) return cudaErrorInvalidConfiguration;
-    int64_t kslice;
-    splits = k_slices(k, Cfg::BK, ws ? splits : 1, &kslice);
-    const bool va = !TA && aligned16(a, lda, 4), vb = TB && aligned16(b, ldb, 4);
-    const dim3 grid((unsigned)tiles, 1, (unsigned)splits);
-    if (splits == 1) {
-        kernel<<<grid, Cfg::THREADS, Cfg::SMEM_BYTES, s>>>(m, n, k, kslice, alpha, a, lda, b, ldb,
-                                                           beta, c, ldc, 0, va, vb,
-                                                           aligned16(c, ldc, 4));
-    } else {
-        kernel<<<grid, Cfg::THREADS, Cfg::SMEM_BYTES, s>>>(m, n, k, kslice, 1.f, a, lda, b, ldb,
-                                                           0.f, ws, m, m * n, va, vb,
-                                                           aligned16(ws, m, 4));
-        const int64_t blocks = (m * n + 255) / 256;
-        splitk_reduce<float><<<(unsigned)(blocks < 4096 ? blocks : 4096), 256, 0, s>>>(
-            m, n, splits, ws, alpha, beta, c, ldc);
-    }
-    return cudaGetLastError();
-}
-
-using LaunchFn = cudaError_t (*)(bool, bool, int64_t, int64_t, int64_t, float, const float *,
-                                 int64_t, const float *, int64_t, float, float *, int64_t, int,
-                                 float *, cudaStream_t);
-
-template <class Cfg>
-cudaError_t launch_any(bool ta, bool tb, int64_t m, int64_t n, int64_t k, float alpha,
-                       const float *a, int64_t lda, const float *b, int64_t ldb, float beta,
-                       float *c, int64_t ldc, int splits, float *ws, cudaStream_t s)
-{
-    if (!ta && !tb) return launch<Cfg, false, false>(m, n, k, alpha, a, lda, b, ldb, beta, c, ldc, splits, ws, s);
-    if (!ta && tb) return launch<Cfg, false, true>(m, n, k, alpha, a, lda, b, ldb, beta, c, ldc, splits, ws, s);
-    if (ta && !tb) return launch<Cfg, true, false>(m, n, k, alpha, a, lda, b, ldb, beta, c, ldc, splits, ws, s);
-    return launch<Cfg, true, true>(m, n, k, alpha, a, lda, b, ldb, beta, c, ldc, splits, ws, s);
-}
+using LaunchFn = fg_kern::LaunchFn<float>;
+FG_LAUNCH_ANY(float, sgemm_simt)
 
 } // namespace fg_simt

@@ -24,7 +24,7 @@ struct Variant {
 template <class Cfg>
 cudaError_t run_simt(long m, long n, long k, const float *a, const float *b, float *c, cudaStream_t s)
 {
-    return fg_simt::launch<Cfg, false, false>(m, n, k, 1.f, a, m, b, k, 0.f, c, m, 1, nullptr, s);
+    return fg_simt::launch_any<Cfg>(false, false, m, n, k, 1.f, a, m, b, k, 0.f, c, m, 1, nullptr, s);
 }
 
 cudaError_t run_tiled(long m, long n, long k, const float *a, const float *b, float *c, cudaStream_t s)

@@ -33,6 +33,20 @@ struct Shape {
     long m, n, k;
 };
 
+// cuBLAS's names for an element type: strict FP32 (no TF32) and FP64.
+template <typename T>
+struct Cublas;
+template <>
+struct Cublas<float> {
+    static constexpr cudaDataType_t type = CUDA_R_32F;
+    static constexpr cublasComputeType_t compute = CUBLAS_COMPUTE_32F;
+};
+template <>
+struct Cublas<double> {
+    static constexpr cudaDataType_t type = CUDA_R_64F;
+    static constexpr cublasComputeType_t compute = CUBLAS_COMPUTE_64F;
+};
+
 template <typename T>
 __global__ void fill_uniform(T *x, size_t count, unsigned long long seed)
 {

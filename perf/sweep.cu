@@ -16,9 +16,7 @@
 template <typename T>
 struct Lib;
 template <>
-struct Lib<float> {
-    static constexpr cudaDataType_t type = CUDA_R_32F;
-    static constexpr cublasComputeType_t compute = CUBLAS_COMPUTE_32F; // strict FP32, no TF32
+struct Lib<float> : Cublas<float> {
     static int ours(cudaStream_t s, char ta, char tb, long m, long n, long k, const float *a,
                     long lda, const float *b, long ldb, float *c, long ldc)
     {
@@ -27,9 +25,7 @@ struct Lib<float> {
     }
 };
 template <>
-struct Lib<double> {
-    static constexpr cudaDataType_t type = CUDA_R_64F;
-    static constexpr cublasComputeType_t compute = CUBLAS_COMPUTE_64F;
+struct Lib<double> : Cublas<double> {
     static int ours(cudaStream_t s, char ta, char tb, long m, long n, long k, const double *a,
                     long lda, const double *b, long ldb, double *c, long ldc)
     {

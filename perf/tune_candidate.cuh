@@ -1,28 +1,45 @@
 // tune_candidate.cuh: one candidate configuration of fastgemm-tune, compiled in a translation
-// unit of its own (CMake writes one per line of tune_candidates.txt) so they build in parallel.
+// unit of its own (CMake writes one per line of tune_candidates.txt and tune_candidates_d.txt)
+// so they build in parallel.
 #pragma once
 
+#include "../cuda/dgemm_dmma.cuh"
 #include "../cuda/sgemm_simt.cuh"
 
 #include <string>
 
+template <class T>
 struct Candidate {
-    std::string name; // as the library names it: simt_BMxBNxBK_wWMxWN_tTMxTN_sS[_fF]
-    int bm, bn, bk, wm, wn, stages, tm, tn, feat;
-    fg_simt::LaunchFn run;
+    std::string name;   // as the library names it: simt_BMxBNxBK_wWMxWN_tTMxTN_sS[_fF],
+                        // dmma_BMxBNxBK_wWMxWN_sS[_fF]
+    std::string params; // its configuration macro's numbers, "BM, BN, ..." (for --emit)
+    int bm, bn, bk;
+    fg_kern::LaunchFn<T> run;
 };
 
-inline std::string candidate_name(int bm, int bn, int bk, int wm, int wn, int s, int tm, int tn, int f)
+inline std::string candidate_name(const char *family, int bm, int bn, int bk, int wm, int wn,
+                                   const std::string &thread_tile, int s, int f)
 {
-    std::string n = "simt_" + std::to_string(bm) + "x" + std::to_string(bn) + "x" +
-                    std::to_string(bk) + "_w" + std::to_string(wm) + "x" + std::to_string(wn) +
-                    "_t" + std::to_string(tm) + "x" + std::to_string(tn) + "_s" + std::to_string(s);
+    std::string n = std::string(family) + "_" + std::to_string(bm) + "x" + std::to_string(bn) +
+                    "x" + std::to_string(bk) + "_w" + std::to_string(wm) + "x" +
+                    std::to_string(wn) + thread_tile + "_s" + std::to_string(s);
     return f ? n + "_f" + std::to_string(f) : n;
 }
 
-#define FG_TUNE_CANDIDATE(I, BM, BN, BK, WM, WN, S, TM, TN, F)                                 \
-    Candidate fg_tune_candidate_##I()                                                           \
+// SIMT SGEMM: BM BN BK WM WN STAGES TM TN FEATURES
+#define FG_TUNE_CANDIDATE_S(I, BM, BN, BK, WM, WN, S, TM, TN, F)                               \
+    Candidate<float> fg_tune_candidate_s_##I()                                                  \
     {                                                                                           \
-        return {candidate_name(BM, BN, BK, WM, WN, S, TM, TN, F), BM, BN, BK, WM, WN, S, TM, TN, F, \
+        return {candidate_name("simt", BM, BN, BK, WM, WN,                                      \
+                               "_t" + std::to_string(TM) + "x" + std::to_string(TN), S, F),     \
+                #BM ", " #BN ", " #BK ", " #WM ", " #WN ", " #S ", " #TM ", " #TN ", " #F, BM, BN, BK, \
                 fg_simt::launch_any<fg_simt::SimtConfig<BM, BN, BK, WM, WN, S, TM, TN, F>>};    \
+    }
+// DMMA DGEMM: BM BN BK WM WN STAGES FEATURES
+#define FG_TUNE_CANDIDATE_D(I, BM, BN, BK, WM, WN, S, F)                                        \
+    Candidate<double> fg_tune_candidate_d_##I()                                                 \
+    {                                                                                           \
+        return {candidate_name("dmma", BM, BN, BK, WM, WN, "", S, F),                           \
+                #BM ", " #BN ", " #BK ", " #WM ", " #WN ", " #S ", " #F, BM, BN, BK,            \
+                fg_dmma::launch_any<fg_dmma::DmmaConfig<BM, BN, BK, WM, WN, S, F>>};            \
     }

@@ -2,9 +2,9 @@
 # run_device.sh: on a machine with a GPU, builds libfastgemm with every core and runs the whole
 # CTest suite, gpu label included (compute-sanitizer runs are tests there); logs go to $OUT.
 # CTEST_ARGS narrows the tests (e.g. "-R sweep_s"); NO_TESTS=1 skips them. SWEEP="args for fastgemm-sweep" also times libfastgemm against cuBLAS (sweep.csv,
-# sweep.png), and the SGEMM kernels' SASS instruction counts go to sass_sgemm.txt.
-# TUNE="args for fastgemm-tune" builds and runs the SGEMM tuner (tune.csv, tune.log, and the
-# table it writes, sgemm_table.gen.h); ABLATE="args for fastgemm-ablate" the ablation (ablate.csv,
+# sweep.png), and the kernels' SASS instruction counts go to sass_*.txt.
+# TUNE="args for fastgemm-tune" builds and runs the tuner (tune.csv, tune.log, and the table it
+# writes, sgemm_table.gen.h, or dgemm_table.gen.h with --prec d); ABLATE="args for fastgemm-ablate" the ablation (ablate.csv,
 # ablate.log). NCU="args for fastgemm-sweep" profiles its GEMM kernels (ncu.txt). TARGETS="..."
 # builds only those targets. Logs come back in logs.tar.gz.
 # What such a machine may lack comes prebuilt in $CARRY (default .devcarry, see the README):
@@ -30,9 +30,11 @@ for t in ${TARGETS:-}; do targets+=(--target "$t"); done
 cmake --build "$BUILD" -j"$(nproc)" "${targets[@]}" > "$OUT/build.log" 2>&1 || { tail -40 "$OUT/build.log"; exit 1; }
 echo "build ok"
 cd "$BUILD" || exit 1
-cuobjdump --dump-sass CMakeFiles/fastgemm_objects.dir/cuda/sgemm_simt.cu.o > sgemm.sass 2>/dev/null &&
-  grep -oE "Function : [^ ]+|FFMA|LDS(\.[A-Z0-9.]+)?|LDGSTS(\.[A-Z0-9.]+)?|STG(\.[A-Z0-9.]+)?|LDL|STL" sgemm.sass |
-  awk '/^Function/ {f=$3; next} {c[f" "$0]++} END {for (k in c) print c[k], k}' | sort -k2 > "$OUT/sass_sgemm.txt"
+for p in sgemm_simt dgemm_dmma; do
+  cuobjdump --dump-sass CMakeFiles/fastgemm_objects.dir/cuda/$p.cu.o > $p.sass 2>/dev/null &&
+    grep -oE "Function : [^ ]+|FFMA|DMMA[.0-9x]*|LDS(\.[A-Z0-9.]+)?|LDGSTS(\.[A-Z0-9.]+)?|STG(\.[A-Z0-9.]+)?|LDL|STL" $p.sass |
+    awk '/^Function/ {f=$3; next} {c[f" "$0]++} END {for (k in c) print c[k], k}' | sort -k2 > "$OUT/sass_$p.txt"
+done
 rc=0
 if [ -z "${NO_TESTS:-}" ]; then
   ctest -j8 -V ${CTEST_ARGS:-} > "$OUT/ctest.log" 2>&1
@@ -44,7 +46,8 @@ if [ -x ./fastgemm-demo ]; then
   echo "demo: exit $?"; grep -v "^fastgemm:" "$OUT/demo.log"
 fi
 if [ -n "${TUNE:-}" ]; then
-  ./fastgemm-tune $TUNE --csv "$OUT/tune.csv" --emit "$OUT/sgemm_table.gen.h" > "$OUT/tune.log" 2>&1 || rc=1
+  case "$TUNE" in *"--prec d"*) table=dgemm_table.gen.h ;; *) table=sgemm_table.gen.h ;; esac
+  ./fastgemm-tune $TUNE --csv "$OUT/tune.csv" --emit "$OUT/$table" > "$OUT/tune.log" 2>&1 || rc=1
   sed -n '/^Table/,$p' "$OUT/tune.log"
 fi
 if [ -n "${ABLATE:-}" ]; then

@@ -1,0 +1,179 @@
+// dgemm_dmma.cuh: the DGEMM kernel family on the FP64 tensor cores (mma.sync with f64
+// operands: m16n8k16 on sm_90, the same 16x8x16 step as eight m8n8k4 on sm_80), as templates for
+// the library's configurations (dgemm_dmma.cu, from the tuner's generated table) and for the
+// tuner's candidates (perf/).
+// Block tiles of op(A) and op(B) are staged in shared memory by the cp.async pipeline and the
+// tile loaders of gemm_common.cuh, each operand in the layout it has in memory (k-major rows
+// when its columns run along M or N, mn-major rows when they run along K), so every copy can
+// be 16 bytes; 4 elements of padding per row make the fragment loads of either layout free of
+// bank conflicts. Each warp computes a WM x WN warp tile as (WM/16) x (WN/8) accumulator
+// fragments; blocks are rasterized in groups for L2 reuse; gridDim.z slices K when the table
+// asks for it. Any M, N, K, leading dimension, alignment and transpose pair.
+#pragma once
+
+#include "gemm_common.cuh"
+
+namespace fg_dmma {
+
+using namespace fg_kern;
+
+template <int BM_, int BN_, int BK_, int WM_, int WN_, int STAGES_, int FEAT_ = 0>
+struct DmmaConfig {
+    static constexpr int BM = BM_, BN = BN_, BK = BK_, WM = WM_, WN = WN_, STAGES = STAGES_;
+    static constexpr int FEAT = FEAT_;
+    static constexpr bool SYNC = FEAT & FG_SYNC_LOADS, RASTER = !(FEAT & FG_NO_RASTER);
+    static constexpr int WARPS_M = BM / WM, WARPS_N = BN / WN;
+    static constexpr int THREADS = WARPS_M * WARPS_N * 32;
+    static constexpr int MT = WM / 16, NT = WN / 8; // accumulator fragments of a warp
+    // Rows of 4 (padding) + a multiple of 2 doubles: 16-byte aligned, and a stride of 4 mod 16
+    // banks of 8 bytes, so a fragment load (lane = 4*row + col over an 8 x 4 block) hits every
+    // bank exactly twice, the minimum for 32 lanes of 8 bytes, in both layouts.
+    static constexpr int PAD = FEAT & FG_NO_PAD ? 0 : 4;
+    static constexpr int LD_MN_A = BM + PAD, LD_MN_B = BN + PAD, LD_K = BK + PAD;
+    static constexpr int A_STAGE = BK * LD_MN_A > BM * LD_K ? BK * LD_MN_A : BM * LD_K; // doubles
+    static constexpr int B_STAGE = BK * LD_MN_B > BN * LD_K ? BK * LD_MN_B : BN * LD_K;
+    static constexpr int SMEM_BYTES = STAGES * (A_STAGE + B_STAGE) * (int)sizeof(double);
+    // Blocks per SM the registers should allow (__launch_bounds__), from an estimate of a
+    // thread's registers: accumulators, fragments, addresses.
+    static constexpr int REGS = 8 * MT * NT + 8 * NT + 16 + 48;
+    static constexpr int MIN_BLOCKS_R = 65536 / (THREADS * REGS);
+    static constexpr int MIN_BLOCKS = MIN_BLOCKS_R < 1 ? 1 : MIN_BLOCKS_R > 4 ? 4 : MIN_BLOCKS_R;
+    static_assert(BM % WM == 0 && BN % WN == 0, "warp tiles tile the block tile");
+    static_assert(WM % 16 == 0 && WN % 8 == 0, "a warp tile is made of 16 x 8 fragments");
+    static_assert(BK % 16 == 0 && BK <= 64, "BK: whole k-steps of 16");
+    static_assert(STAGES >= 2 && STAGES <= 8, "2 (double buffering) to 8 pipeline stages");
+    static_assert(SMEM_BYTES <= 227 * 1024, "shared memory of one block on sm_90");
+};
+
+// d += a * b for one 16x8x16 step of a warp. Fragments (lane = 4*g + t): a[i] = A(g + 8*(i%2),
+// t + 4*(i/2)), b[i] = B(t + 4*i, g), d[i] = D(g + 8*(i/2), 2*t + i%2).
+__device__ __forceinline__ void mma_16x8x16(double (&d)[4], const double (&a)[8], const double (&b)[4])
+{
+#if __CUDA_ARCH__ >= 900
+    asm("mma.sync.aligned.m16n8k16.row.col.f64.f64.f64.f64 {%0,%1,%2,%3}, "
+        "{%4,%5,%6,%7,%8,%9,%10,%11}, {%12,%13,%14,%15}, {%0,%1,%2,%3};\n"
+        : "+d"(d[0]), "+d"(d[1]), "+d"(d[2]), "+d"(d[3])
+        : "d"(a[0]), "d"(a[1]), "d"(a[2]), "d"(a[3]), "d"(a[4]), "d"(a[5]), "d"(a[6]), "d"(a[7]),
+          "d"(b[0]), "d"(b[1]), "d"(b[2]), "d"(b[3]));
+#elif __CUDA_ARCH__ >= 800
+    // m8n8k4: a = A(g, t), b = B(t, g), d = D(g, 2t .. 2t+1): rows h*8.. and k-quarter q of the
+    // 16x8x16 step are a[h + 2q], b[q] and d[2h], d[2h+1].
+#pragma unroll
+    for (int q = 0; q < 4; q++)
+#pragma unroll
+        for (int h = 0; h < 2; h++)
+            asm("mma.sync.aligned.m8n8k4.row.col.f64.f64.f64.f64 {%0,%1}, {%2}, {%3}, {%0,%1};\n"
+                : "+d"(d[2 * h]), "+d"(d[2 * h + 1])
+                : "d"(a[h + 2 * q]), "d"(b[q]));
+#else
+    __trap(); // no FP64 tensor cores: the runtime sends DGEMM elsewhere (gemm_tiled.cu)
+#endif
+}
+
+template <class Cfg, bool TA, bool TB>
+__global__ void __launch_bounds__(Cfg::THREADS, Cfg::MIN_BLOCKS)
+    dgemm_dmma(int64_t m, int64_t n, int64_t k, int64_t kslice, double alpha,
+               const double *__restrict__ a, int64_t lda, const double *__restrict__ b,
+               int64_t ldb, double beta, double *__restrict__ c, int64_t ldc, int64_t c_slice,
+               bool vec_a, bool vec_b, bool vec_c)
+{
+    constexpr int BM = Cfg::BM, BN = Cfg::BN, BK = Cfg::BK, STAGES = Cfg::STAGES;
+    constexpr int THREADS = Cfg::THREADS, MT = Cfg::MT, NT = Cfg::NT;
+    // op(A) is m-contiguous unless TA, op(B) n-contiguous if TB: such an operand is stored
+    // xs[k][mn] (row LD_MN), the other xs[mn][k] (row LD_K). Element (mn, k) of a stage:
+    constexpr bool A_KROWS = !TA, B_KROWS = TB;
+    constexpr int A_MN = A_KROWS ? 1 : Cfg::LD_K, A_K = A_KROWS ? Cfg::LD_MN_A : 1;
+    constexpr int B_MN = B_KROWS ? 1 : Cfg::LD_K, B_K = B_KROWS ? Cfg::LD_MN_B : 1;
+    extern __shared__ __align__(16) double smem_d[];
+    double *as = smem_d, *bs = smem_d + STAGES * Cfg::A_STAGE;
+    (void)vec_c; // the fragments' stores are 8 bytes each
+
+    int64_t bm, bn;
+    block_tile<Cfg::RASTER>((m + BM - 1) / BM, (n + BN - 1) / BN, bm, bn);
+    const int64_t m0 = bm * BM, n0 = bn * BN;
+    {
+        const int64_t k0 = blockIdx.z * kslice;
+        k = k - k0 < kslice ? k - k0 : kslice;
+        a += TA ? k0 : k0 * lda;
+        b += TB ? k0 * ldb : k0;
+        c += blockIdx.z * c_slice;
+    }
+    const int tid = threadIdx.x, warp = tid / 32, lane = tid % 32;
+    const int g = lane / 4, t = lane % 4;
+    const int wm0 = warp % Cfg::WARPS_M * Cfg::WM, wn0 = warp / Cfg::WARPS_M * Cfg::WN;
+    const int64_t ktiles = (k + BK - 1) / BK;
+
+    // Loaders: an m-contiguous op(A) (no TA) and an n-contiguous op(B) (TB) take TileLoader's
+    // k-major rows, the others TileLoaderK's mn-major rows.
+    using LoadAK = TileLoader<double, BM, BK, THREADS, Cfg::LD_MN_A, true, Cfg::SYNC>;
+    using LoadAM = TileLoaderK<double, BM, BK, THREADS, Cfg::LD_K, Cfg::SYNC>;
+    using LoadBK = TileLoader<double, BN, BK, THREADS, Cfg::LD_MN_B, true, Cfg::SYNC>;
+    using LoadBM = TileLoaderK<double, BN, BK, THREADS, Cfg::LD_K, Cfg::SYNC>;
+    typename std::conditional<A_KROWS, LoadAK, LoadAM>::type load_a;
+    typename std::conditional<B_KROWS, LoadBK, LoadBM>::type load_b;
+    load_a.init(a, lda, m0, m, vec_a, tid);
+    load_b.init(b, ldb, n0, n, vec_b, tid);
+    int64_t k_left = k;
+    auto load_stage = [&](int stage) {
+        if constexpr (A_KROWS) load_a.load(as + stage * Cfg::A_STAGE, a, k_left, lda);
+        else load_a.load(as + stage * Cfg::A_STAGE, a, k_left);
+        if constexpr (B_KROWS) load_b.load(bs + stage * Cfg::B_STAGE, b, k_left, ldb);
+        else load_b.load(bs + stage * Cfg::B_STAGE, b, k_left);
+        k_left -= BK;
+    };
+
+    double acc[MT][NT][4];
+#pragma unroll
+    for (int i = 0; i < MT; i++)
+#pragma unroll
+        for (int j = 0; j < NT; j++)
+#pragma unroll
+            for (int r = 0; r < 4; r++) acc[i][j][r] = 0.0;
+
+    // A lane's fragments start at (mn, k) = (g, t) of its warp tile; the rest are constant
+    // offsets from there.
+    const int a_lane = (wm0 + g) * A_MN + t * A_K, b_lane = (wn0 + g) * B_MN + t * B_K;
+    auto compute = [&](int stage) {
+        const double *a_s = as + stage * Cfg::A_STAGE + a_lane;
+        const double *b_s = bs + stage * Cfg::B_STAGE + b_lane;
+#pragma unroll
+        for (int kk = 0; kk < BK; kk += 16) {
+            double bf[NT][4];
+#pragma unroll
+            for (int j = 0; j < NT; j++)
+#pragma unroll
+                for (int q = 0; q < 4; q++) bf[j][q] = b_s[(8 * j) * B_MN + (kk + 4 * q) * B_K];
+#pragma unroll
+            for (int i = 0; i < MT; i++) {
+                double af[8];
+#pragma unroll
+                for (int r = 0; r < 8; r++)
+                    af[r] = a_s[(16 * i + 8 * (r % 2)) * A_MN + (kk + 4 * (r / 2)) * A_K];
+#pragma unroll
+                for (int j = 0; j < NT; j++) mma_16x8x16(acc[i][j], af, bf[j]);
+            }
+        }
+    };
+
+    pipeline<STAGES>(ktiles, load_stage, compute);
+
+    // Epilogue: C = alpha*acc + beta*C; beta = 0 never reads C.
+#pragma unroll
+    for (int i = 0; i < MT; i++)
+#pragma unroll
+        for (int j = 0; j < NT; j++)
+#pragma unroll
+            for (int r = 0; r < 4; r++) {
+                const int64_t gm = m0 + wm0 + 16 * i + g + 8 * (r / 2);
+                const int64_t gn = n0 + wn0 + 8 * j + 2 * t + r % 2;
+                if (gm < m && gn < n) {
+                    double *cp = c + gm + gn * ldc;
+                    *cp = beta != 0.0 ? alpha * acc[i][j][r] + beta * *cp : alpha * acc[i][j][r];
+                }
+            }
+}
+
+using LaunchFn = fg_kern::LaunchFn<double>;
+FG_LAUNCH_ANY(double, dgemm_dmma)
+
+} // namespace fg_dmma

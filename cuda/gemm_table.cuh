@@ -1,0 +1,96 @@
+// gemm_table.cuh: what the library's tuned tables share (sgemm_simt.cu, dgemm_dmma.cu, each from
+// its generated header): configurations by name, the nearest measured problem, and the launch
+// with its split-K workspace.
+#pragma once
+
+#include "../blas/fg.h"
+#include "gemm_common.cuh"
+
+#include <math.h>
+#include <string.h>
+
+namespace fg_table {
+
+template <class T>
+struct Config {
+    const char *name;
+    fg_kern::LaunchFn<T> run;
+    int bk;
+};
+
+// A problem the tuner measured, with its best configuration (an index) and split-K.
+struct Entry {
+    double m, n, k;
+    int trans, config, splits; // trans: 1 A transposed, 2 B transposed
+};
+
+template <class T, size_t N>
+int find(const Config<T> (&configs)[N], const char *name)
+{
+    for (size_t i = 0; i < N; i++)
+        if (!strcmp(name, configs[i].name)) return (int)i;
+    return -1;
+}
+
+// The measured problem nearest to g (distance: the sum of |log2| ratios of m, n and k) among
+// those of g's transpose pair, or of any pair if the tuner measured none of g's.
+template <size_t N>
+const Entry &lookup(const Entry (&table)[N], const fg_gemm_args *g)
+{
+    const int trans = (g->ta == 'T') + 2 * (g->tb == 'T');
+    bool have_trans = false;
+    for (const Entry &e : table) have_trans |= e.trans == trans;
+    const Entry *best = &table[0];
+    double best_d = INFINITY;
+    for (const Entry &e : table) {
+        if (have_trans && e.trans != trans) continue;
+        const double d = fabs(log2((double)g->m / e.m)) + fabs(log2((double)g->n / e.n)) +
+                         fabs(log2((double)g->k / e.k));
+        if (d < best_d) best_d = d, best = &e;
+    }
+    return *best;
+}
+
+// Workspace for split-K partial products, at most this many bytes (else no split).
+constexpr int64_t max_workspace = (int64_t)256 << 20;
+
+// C = alpha op(A) op(B) + beta C (alpha != 0, k > 0) on device pointers. config: an index into
+// configs, or -1 for the table's choice; splits: the split-K slices, or 0 for the table's (a
+// forced configuration runs unsplit unless told otherwise).
+template <class T, size_t NC, size_t NE>
+cudaError_t run(const Config<T> (&configs)[NC], const Entry (&table)[NE], const fg_gemm_args *g,
+                int config, int splits, const void *a, int64_t lda, const void *b, int64_t ldb,
+                void *c, int64_t ldc, cudaStream_t s)
+{
+    if (config < 0 || config >= (int)NC) {
+        const Entry &e = lookup(table, g);
+        config = e.config;
+        if (splits < 1) splits = e.splits;
+    } else if (splits < 1) {
+        splits = 1;
+    }
+    const Config<T> &cfg = configs[config];
+    // The slices the kernel will make, and their workspace.
+    int64_t kslice;
+    splits = fg_kern::k_slices(g->k, cfg.bk, splits, &kslice);
+    T *ws = nullptr;
+    if (splits > 1) {
+        const bool fits = g->m <= max_workspace / (int64_t)sizeof(T) / splits / g->n;
+        if (!fits || cudaMallocAsync(reinterpret_cast<void **>(&ws),
+                                     (size_t)(splits * g->m * g->n) * sizeof(T), s) != cudaSuccess) {
+            cudaGetLastError(); // no room: one slice, straight into C
+            ws = nullptr;
+            splits = 1;
+        }
+    }
+    cudaError_t err = cfg.run(g->ta == 'T', g->tb == 'T', g->m, g->n, g->k, (T)g->alpha,
+                              static_cast<const T *>(a), lda, static_cast<const T *>(b), ldb,
+                              (T)g->beta, static_cast<T *>(c), ldc, splits, ws, s);
+    if (ws) {
+        const cudaError_t freed = cudaFreeAsync(ws, s);
+        if (err == cudaSuccess) err = freed;
+    }
+    return err;
+}
+
+} // namespace fg_table
