@@ -22,6 +22,10 @@ struct DmmaConfig {
     static constexpr int BM = BM_, BN = BN_, BK = BK_, WM = WM_, WN = WN_, STAGES = STAGES_;
     static constexpr int FEAT = FEAT_;
     static constexpr bool SYNC = FEAT & FG_SYNC_LOADS, RASTER = !(FEAT & FG_NO_RASTER);
+    // FG_PREFETCH: m16n8k8 steps with fragments double-buffered in registers across k-steps and
+    // stages (as cuBLAS's sm90 DGEMM kernels do); else m16n8k16 steps loaded, then used.
+    static constexpr bool PREFETCH = FEAT & FG_PREFETCH;
+    static constexpr int KI = PREFETCH ? 8 : 16; // k of one MMA step
     static constexpr int WARPS_M = BM / WM, WARPS_N = BN / WN;
     static constexpr int THREADS = WARPS_M * WARPS_N * 32;
     static constexpr int MT = WM / 16, NT = WN / 8; // accumulator fragments of a warp
@@ -35,7 +39,7 @@ struct DmmaConfig {
     static constexpr int SMEM_BYTES = STAGES * (A_STAGE + B_STAGE) * (int)sizeof(double);
     // Blocks per SM the registers should allow (__launch_bounds__), from an estimate of a
     // thread's registers: accumulators, fragments, addresses.
-    static constexpr int REGS = 8 * MT * NT + 8 * NT + 16 + 48;
+    static constexpr int REGS = 8 * MT * NT + (PREFETCH ? 2 * (4 * MT + 4 * NT) : 8 * NT + 16) + 48;
     static constexpr int MIN_BLOCKS_R = 65536 / (THREADS * REGS);
     static constexpr int MIN_BLOCKS = MIN_BLOCKS_R < 1 ? 1 : MIN_BLOCKS_R > 4 ? 4 : MIN_BLOCKS_R;
     static_assert(BM % WM == 0 && BN % WN == 0, "warp tiles tile the block tile");
@@ -45,21 +49,29 @@ struct DmmaConfig {
     static_assert(SMEM_BYTES <= 227 * 1024, "shared memory of one block on sm_90");
 };
 
-// d += a * b for one 16x8x16 step of a warp. Fragments (lane = 4*g + t): a[i] = A(g + 8*(i%2),
-// t + 4*(i/2)), b[i] = B(t + 4*i, g), d[i] = D(g + 8*(i/2), 2*t + i%2).
-__device__ __forceinline__ void mma_16x8x16(double (&d)[4], const double (&a)[8], const double (&b)[4])
+// d += a * b for one 16 x 8 x K step of a warp (K = 8 or 16). Fragments (lane = 4*g + t):
+// a[i] = A(g + 8*(i%2), t + 4*(i/2)), b[i] = B(t + 4*i, g), d[i] = D(g + 8*(i/2), 2*t + i%2).
+template <int K>
+__device__ __forceinline__ void mma_16x8(double (&d)[4], const double (&a)[K / 2], const double (&b)[K / 4])
 {
+    static_assert(K == 8 || K == 16, "m16n8k8 or m16n8k16");
 #if __CUDA_ARCH__ >= 900
-    asm("mma.sync.aligned.m16n8k16.row.col.f64.f64.f64.f64 {%0,%1,%2,%3}, "
-        "{%4,%5,%6,%7,%8,%9,%10,%11}, {%12,%13,%14,%15}, {%0,%1,%2,%3};\n"
-        : "+d"(d[0]), "+d"(d[1]), "+d"(d[2]), "+d"(d[3])
-        : "d"(a[0]), "d"(a[1]), "d"(a[2]), "d"(a[3]), "d"(a[4]), "d"(a[5]), "d"(a[6]), "d"(a[7]),
-          "d"(b[0]), "d"(b[1]), "d"(b[2]), "d"(b[3]));
+    if constexpr (K == 16)
+        asm("mma.sync.aligned.m16n8k16.row.col.f64.f64.f64.f64 {%0,%1,%2,%3}, "
+            "{%4,%5,%6,%7,%8,%9,%10,%11}, {%12,%13,%14,%15}, {%0,%1,%2,%3};\n"
+            : "+d"(d[0]), "+d"(d[1]), "+d"(d[2]), "+d"(d[3])
+            : "d"(a[0]), "d"(a[1]), "d"(a[2]), "d"(a[3]), "d"(a[4]), "d"(a[5]), "d"(a[6]), "d"(a[7]),
+              "d"(b[0]), "d"(b[1]), "d"(b[2]), "d"(b[3]));
+    else
+        asm("mma.sync.aligned.m16n8k8.row.col.f64.f64.f64.f64 {%0,%1,%2,%3}, "
+            "{%4,%5,%6,%7}, {%8,%9}, {%0,%1,%2,%3};\n"
+            : "+d"(d[0]), "+d"(d[1]), "+d"(d[2]), "+d"(d[3])
+            : "d"(a[0]), "d"(a[1]), "d"(a[2]), "d"(a[3]), "d"(b[0]), "d"(b[1]));
 #elif __CUDA_ARCH__ >= 800
     // m8n8k4: a = A(g, t), b = B(t, g), d = D(g, 2t .. 2t+1): rows h*8.. and k-quarter q of the
-    // 16x8x16 step are a[h + 2q], b[q] and d[2h], d[2h+1].
+    // step are a[h + 2q], b[q] and d[2h], d[2h+1].
 #pragma unroll
-    for (int q = 0; q < 4; q++)
+    for (int q = 0; q < K / 4; q++)
 #pragma unroll
         for (int h = 0; h < 2; h++)
             asm("mma.sync.aligned.m8n8k4.row.col.f64.f64.f64.f64 {%0,%1}, {%2}, {%3}, {%0,%1};\n"
@@ -133,29 +145,75 @@ __global__ void __launch_bounds__(Cfg::THREADS, Cfg::MIN_BLOCKS)
     // A lane's fragments start at (mn, k) = (g, t) of its warp tile; the rest are constant
     // offsets from there.
     const int a_lane = (wm0 + g) * A_MN + t * A_K, b_lane = (wn0 + g) * B_MN + t * B_K;
-    auto compute = [&](int stage) {
+    // The fragments of k-step ks (of KI) of a stage: A for the warp's MT row blocks, B for its
+    // NT column blocks.
+    constexpr int KI = Cfg::KI;
+    auto fragments = [&](int stage, int ks, double (&af)[MT][KI / 2], double (&bf)[NT][KI / 4]) {
         const double *a_s = as + stage * Cfg::A_STAGE + a_lane;
         const double *b_s = bs + stage * Cfg::B_STAGE + b_lane;
 #pragma unroll
-        for (int kk = 0; kk < BK; kk += 16) {
-            double bf[NT][4];
+        for (int i = 0; i < MT; i++)
 #pragma unroll
-            for (int j = 0; j < NT; j++)
+            for (int r = 0; r < KI / 2; r++)
+                af[i][r] = a_s[(16 * i + 8 * (r % 2)) * A_MN + (ks * KI + 4 * (r / 2)) * A_K];
 #pragma unroll
-                for (int q = 0; q < 4; q++) bf[j][q] = b_s[(8 * j) * B_MN + (kk + 4 * q) * B_K];
+        for (int j = 0; j < NT; j++)
 #pragma unroll
-            for (int i = 0; i < MT; i++) {
-                double af[8];
+            for (int q = 0; q < KI / 4; q++) bf[j][q] = b_s[(8 * j) * B_MN + (ks * KI + 4 * q) * B_K];
+    };
+    auto mmas = [&](const double (&af)[MT][KI / 2], const double (&bf)[NT][KI / 4]) {
 #pragma unroll
-                for (int r = 0; r < 8; r++)
-                    af[r] = a_s[(16 * i + 8 * (r % 2)) * A_MN + (kk + 4 * (r / 2)) * A_K];
+        for (int i = 0; i < MT; i++)
 #pragma unroll
-                for (int j = 0; j < NT; j++) mma_16x8x16(acc[i][j], af, bf[j]);
-            }
-        }
+            for (int j = 0; j < NT; j++) mma_16x8<KI>(acc[i][j], af[i], bf[j]);
     };
 
-    pipeline<STAGES>(ktiles, load_stage, compute);
+    if (!Cfg::PREFETCH) {
+        // The fragments of a k-step are loaded, then used: within a stage only.
+        auto compute = [&](int stage) {
+#pragma unroll
+            for (int ks = 0; ks < BK / KI; ks++) {
+                double af[MT][KI / 2], bf[NT][KI / 4];
+                fragments(stage, ks, af, bf);
+                mmas(af, bf);
+            }
+        };
+        pipeline<STAGES>(ktiles, load_stage, compute);
+    } else {
+        // Fragments double-buffered in registers: those of the next k-step (of the next stage
+        // after the last) are loaded before the MMAs of this one, so shared-memory latency hides
+        // behind them. The copies of a new k-tile are issued at the first k-step of each tile,
+        // into the buffer the previous tile was read from (every warp left it at the barrier).
+        constexpr int KSTEPS = BK / KI;
+#pragma unroll
+        for (int st = 0; st < STAGES - 1; st++) {
+            if (st < ktiles) load_stage(st);
+            cp_async_commit();
+        }
+        cp_async_wait<STAGES - 2>();
+        __syncthreads();
+        double af[2][MT][KI / 2], bf[2][NT][KI / 4];
+        int read = 0, write = STAGES - 1;
+        fragments(read, 0, af[0], bf[0]);
+        for (int64_t kt = 0; kt < ktiles; kt++) {
+#pragma unroll
+            for (int ks = 0; ks < KSTEPS; ks++) {
+                if (ks == KSTEPS - 1) { // the next tile must have landed before its fragments
+                    cp_async_wait<STAGES - 2>();
+                    __syncthreads();
+                    read = read + 1 == STAGES ? 0 : read + 1;
+                }
+                if (ks == 0) {
+                    if (kt + STAGES - 1 < ktiles) load_stage(write);
+                    cp_async_commit();
+                    write = write + 1 == STAGES ? 0 : write + 1;
+                }
+                fragments(read, (ks + 1) % KSTEPS, af[(ks + 1) % 2], bf[(ks + 1) % 2]);
+                mmas(af[ks % 2], bf[ks % 2]);
+            }
+        }
+        cp_async_wait<0>();
+    }
 
     // Epilogue: C = alpha*acc + beta*C; beta = 0 never reads C.
 #pragma unroll
