@@ -22,6 +22,9 @@ static int trace_fd = -1;
 static pthread_once_t config_once = PTHREAD_ONCE_INIT;
 static _Thread_local fastgemm_backend last_backend = FASTGEMM_BACKEND_NONE;
 static atomic_int warned_no_device;
+static atomic_int active_calls;
+
+int fg_active_calls(void) { return atomic_load(&active_calls); }
 
 void fg_warn(const char *fmt, ...)
 {
@@ -38,18 +41,19 @@ void fg_warn(const char *fmt, ...)
 
 /* The integer in environment variable `name`, if it lies in [lo, hi]; else `dflt`, with a
  * warning when the variable is set ("FASTGEMM_X='v' is not <what>"). */
-static int env_int(const char *name, long lo, long hi, int dflt, const char *what)
+static long long env_int(const char *name, long long lo, long long hi, long long dflt,
+                         const char *what)
 {
     const char *s = getenv(name);
     if (!s || !*s) return dflt;
     char *end;
     errno = 0;
-    long v = strtol(s, &end, 10);
+    long long v = strtoll(s, &end, 10);
     if (errno || *end || v < lo || v > hi) {
         fg_warn("%s='%s' is not %s", name, s, what);
         return dflt;
     }
-    return (int)v;
+    return v;
 }
 
 static void read_config(void)
@@ -63,10 +67,16 @@ static void read_config(void)
         else fg_warn("FASTGEMM_MODE='%s' is not auto, gpu or cpu; using auto", s);
     }
 
-    config.device = env_int("FASTGEMM_DEVICE", 0, 1024, 0, "a device number; using 0");
+    config.device = (int)env_int("FASTGEMM_DEVICE", 0, 1024, 0, "a device number; using 0");
     s = getenv("FASTGEMM_KERNEL"); /* checked against the kernel names at the first GPU call */
     config.kernel = s && *s ? s : NULL;
-    config.split_k = env_int("FASTGEMM_SPLIT_K", 1, 64, 0, "a number from 1 to 64; using the table");
+    config.split_k = (int)env_int("FASTGEMM_SPLIT_K", 1, 64, 0, "a number from 1 to 64; using the table");
+    config.pinned_kb = env_int("FASTGEMM_PINNED_KB", 16, (long long)16 << 20, 128 << 10,
+                               "a size from 16 to 16777216 (KB); using 131072");
+    config.block = env_int("FASTGEMM_BLOCK", 16, 1 << 20, 0, "a block size from 16 to 1048576; using the default");
+    config.device_mb = env_int("FASTGEMM_DEVICE_MEMORY_MB", 1, (long long)1 << 40, 0,
+                               "a size in MB; no cap");
+    config.fault_after = (long)env_int("FASTGEMM_FAULT_AFTER", 1, 1L << 30, 0, "a positive number; ignored");
 
     s = getenv("FASTGEMM_TRACE");
     if (s && *s && strcmp(s, "0") != 0) {
@@ -127,15 +137,24 @@ static int auto_wants_gpu(const fg_gemm_args *g)
 
 void fg_gemm_rejected(void) { last_backend = FASTGEMM_BACKEND_NONE; }
 
+static int gemm(const fg_gemm_args *g, double t0);
+
 int fg_gemm(const fg_gemm_args *g)
 {
-    const fg_config *cfg = fg_get_config();
     double t0 = now_s();
-
     if (fg_quick_return(g)) {
         finish(g, FASTGEMM_BACKEND_NONE, NULL, t0);
         return 0;
     }
+    atomic_fetch_add(&active_calls, 1);
+    int rc = gemm(g, t0);
+    atomic_fetch_sub(&active_calls, 1);
+    return rc;
+}
+
+static int gemm(const fg_gemm_args *g, double t0)
+{
+    const fg_config *cfg = fg_get_config();
 
     fg_operands ops;
     fg_gpu_classify(g, &ops);
@@ -156,6 +175,10 @@ int fg_gemm(const fg_gemm_args *g)
             int rc = fg_gpu_gemm(g, &ops, device, why, sizeof why);
             if (rc == FG_GPU_OK) {
                 finish(g, FASTGEMM_BACKEND_GPU, NULL, t0);
+                return 0;
+            }
+            if (rc == FG_GPU_FINISHED_ON_CPU) {
+                finish(g, FASTGEMM_BACKEND_CPU_FALLBACK, why, t0);
                 return 0;
             }
             if (rc == FG_GPU_FAILED_C_WRITTEN && g->beta != 0) {

@@ -78,9 +78,11 @@ FG_HIDDEN void fg_gpu_classify(const fg_gemm_args *g, fg_operands *ops);
 /* Probes the devices once. 1 when *device (out of range: replaced by 0) is usable. */
 FG_HIDDEN int fg_gpu_usable(int *device);
 /* Runs g on the GPU `device`. 0 on success; otherwise a one-line reason in why and
- * FG_GPU_FAILED (C untouched: any backend may redo the call) or FG_GPU_FAILED_C_WRITTEN (C may
- * have been partly written: only a call with beta = 0 can be redone). */
-enum { FG_GPU_OK = 0, FG_GPU_FAILED = 1, FG_GPU_FAILED_C_WRITTEN = 2 };
+ * FG_GPU_FAILED (C untouched: any backend may redo the call), FG_GPU_FAILED_C_WRITTEN (C may
+ * have been partly written: only a call with beta = 0 can be redone) or FG_GPU_FINISHED_ON_CPU
+ * (the GPU failed midway and the CPU BLAS computed the part of C it had not written: C is
+ * right). */
+enum { FG_GPU_OK = 0, FG_GPU_FAILED = 1, FG_GPU_FAILED_C_WRITTEN = 2, FG_GPU_FINISHED_ON_CPU = 3 };
 FG_HIDDEN int fg_gpu_gemm(const fg_gemm_args *g, const fg_operands *ops, int device, char *why,
                           size_t whylen);
 /* Enqueues g (device or managed operands) on a CUDA stream of `device`, without waiting:
@@ -101,8 +103,15 @@ typedef struct {
     int device;         /* FASTGEMM_DEVICE, default 0 */
     const char *kernel; /* FASTGEMM_KERNEL: a kernel forced by name, or NULL */
     int split_k;        /* FASTGEMM_SPLIT_K: split-K slices forced (1-64), or 0 (the table's) */
+    /* The host-pointer pipeline (cuda/offload.cu): */
+    int64_t pinned_kb; /* FASTGEMM_PINNED_KB: the pinned staging ring, default 128 MB */
+    int64_t block;     /* FASTGEMM_BLOCK: rows/columns of its blocks, or 0 (by size) */
+    int64_t device_mb; /* FASTGEMM_DEVICE_MEMORY_MB: a cap on its device memory, or 0 */
+    long fault_after;  /* FASTGEMM_FAULT_AFTER (tests): its Nth kernel launch fails, or 0 */
 } fg_config;
 FG_HIDDEN const fg_config *fg_get_config(void);
+/* The GEMM calls in progress in the process (the staging threads are shared among them). */
+FG_HIDDEN int fg_active_calls(void);
 
 #ifdef __cplusplus
 }

@@ -7,12 +7,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-typedef void (*sgemm_fn)(const char *, const char *, const int *, const int *, const int *,
-                         const float *, const float *, const int *, const float *, const int *,
-                         const float *, float *, const int *, size_t, size_t);
-typedef void (*dgemm_fn)(const char *, const char *, const int *, const int *, const int *,
-                         const double *, const double *, const int *, const double *,
-                         const int *, const double *, double *, const int *, size_t, size_t);
+typedef ref_sgemm_fn sgemm_fn;
+typedef ref_dgemm_fn dgemm_fn;
 
 static sgemm_fn ref_s;
 static dgemm_fn ref_d;

@@ -5,11 +5,20 @@
 #ifndef FG_REF_H
 #define FG_REF_H
 
+#include <stddef.h>
 #include <stdint.h>
 
 #ifdef __cplusplus
 extern "C" {
 #endif
+
+/* The Fortran BLAS entry points, as looked up with dlsym (hidden string lengths last). */
+typedef void (*ref_sgemm_fn)(const char *, const char *, const int *, const int *, const int *,
+                             const float *, const float *, const int *, const float *,
+                             const int *, const float *, float *, const int *, size_t, size_t);
+typedef void (*ref_dgemm_fn)(const char *, const char *, const int *, const int *, const int *,
+                             const double *, const double *, const int *, const double *,
+                             const int *, const double *, double *, const int *, size_t, size_t);
 
 /* Loads the reference BLAS; prints why and returns -1 when it cannot. */
 int ref_init(void);

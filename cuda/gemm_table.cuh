@@ -3,8 +3,8 @@
 // with its split-K workspace.
 #pragma once
 
-#include "../blas/fg.h"
 #include "gemm_common.cuh"
+#include "kernels.h"
 
 #include <math.h>
 #include <string.h>
@@ -76,8 +76,8 @@ cudaError_t run(const Config<T> (&configs)[NC], const Entry (&table)[NE], const 
     T *ws = nullptr;
     if (splits > 1) {
         const bool fits = g->m <= max_workspace / (int64_t)sizeof(T) / splits / g->n;
-        if (!fits || cudaMallocAsync(reinterpret_cast<void **>(&ws),
-                                     (size_t)(splits * g->m * g->n) * sizeof(T), s) != cudaSuccess) {
+        if (!fits || fg_pool_alloc(reinterpret_cast<void **>(&ws),
+                                   (size_t)(splits * g->m * g->n) * sizeof(T), s) != cudaSuccess) {
             cudaGetLastError(); // no room: one slice, straight into C
             ws = nullptr;
             splits = 1;

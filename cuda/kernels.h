@@ -28,4 +28,15 @@ FG_HIDDEN int fg_cuda_dgemm_config(const char *name);
 // C = beta*C over g->m x g->n (beta = 0 writes zeros without reading C).
 FG_HIDDEN cudaError_t fg_cuda_scale_c(const fg_gemm_args *g, void *c, int64_t ldc, cudaStream_t s);
 
+// runtime.cu: one GEMM on device pointers on stream s, with the kernel the configuration and
+// the tables choose for device dev (alpha != 0, k > 0).
+FG_HIDDEN cudaError_t fg_run_gemm(int dev, const fg_gemm_args *g, const void *a, int64_t lda,
+                                  const void *b, int64_t ldb, void *c, int64_t ldc, cudaStream_t s);
+// offload.cu: device memory from the current device's pool (freed with cudaFreeAsync).
+FG_HIDDEN cudaError_t fg_pool_alloc(void **p, size_t bytes, cudaStream_t s);
+// offload.cu: g, with an operand in host memory, through the pipelined host-pointer path on
+// device dev (the current device). Returns an FG_GPU_* code; *broken: the device is lost.
+FG_HIDDEN int fg_offload_gemm(const fg_gemm_args *g, const fg_operands *ops, int dev,
+                              bool *broken, char *why, size_t whylen);
+
 #endif

@@ -1,7 +1,10 @@
 // runtime.cu: the GPU side of the dispatcher. Classifies operands through the CUDA driver the
-// process already has, probes the devices once, runs a GEMM on the GPU (copying host operands
-// in and C out), and stages device operands through the host when the GPU fails.
+// process already has, probes the devices once, runs a GEMM on the GPU (device operands in
+// place; host operands through the pipeline of cuda/offload.cu), and stages device operands
+// through the host when the GPU fails.
 // Nothing here runs before the first GEMM that needs it: loading the library makes no CUDA call.
+// A child forked after the parent used CUDA cannot use it (CUDA does not survive fork()): its
+// GEMMs run on the CPU.
 #include "kernels.h"
 
 #include <cuda.h> // driver types only: the driver is never linked, only looked up when loaded
@@ -55,8 +58,12 @@ int device_count = 0;
 std::atomic<bool> device_broken[MAX_DEVICES];
 std::atomic<bool> warned_device_range{false};
 
+std::atomic<bool> forked_child{false};
+void child_after_fork() { forked_child = true; }
+
 void probe()
 {
+    pthread_atfork(nullptr, nullptr, child_after_fork);
     if (cudaGetDeviceCount(&device_count) != cudaSuccess) device_count = 0;
     cudaGetLastError();
     if (device_count > MAX_DEVICES) device_count = MAX_DEVICES;
@@ -100,11 +107,13 @@ void pick_forced_kernel()
         fg_warn("FASTGEMM_KERNEL='%s' is no kernel of this build; using the table", name);
 }
 
+} // namespace
+
 // The kernel for one GEMM on device dev: a forced one where it applies (the tiled kernel serves
 // both types, the others one), else by type and shape; DGEMM below sm_80 takes the tiled
 // kernel (SIMT FP64).
-cudaError_t run_gemm(int dev, const fg_gemm_args *g, const void *a, int64_t lda, const void *b,
-                     int64_t ldb, void *c, int64_t ldc, cudaStream_t s)
+cudaError_t fg_run_gemm(int dev, const fg_gemm_args *g, const void *a, int64_t lda, const void *b,
+                        int64_t ldb, void *c, int64_t ldc, cudaStream_t s)
 {
     pthread_once(&kernel_once, pick_forced_kernel);
     const int split = fg_get_config()->split_k;
@@ -115,13 +124,11 @@ cudaError_t run_gemm(int dev, const fg_gemm_args *g, const void *a, int64_t lda,
     return fg_cuda_sgemm_simt(g, forced_s, split, a, lda, b, ldb, c, ldc, s);
 }
 
-} // namespace
-
 void fg_gpu_classify(const fg_gemm_args *g, fg_operands *ops)
 {
     ops->a = ops->b = ops->c = FG_MEM_HOST;
     ops->device = -1;
-    get_attrs_fn f = driver_query();
+    get_attrs_fn f = forked_child ? nullptr : driver_query(); // no device memory in the child
     if (!f) return;
     int dev[3] = {-1, -1, -1};
     if (fg_reads_ab(g)) { // otherwise A and B are never read: not even classified
@@ -139,7 +146,7 @@ void fg_gpu_classify(const fg_gemm_args *g, fg_operands *ops)
 int fg_gpu_usable(int *device)
 {
     pthread_once(&probe_once, probe);
-    if (device_count <= 0) return 0;
+    if (device_count <= 0 || forked_child) return 0;
     if (*device >= device_count) {
         if (!warned_device_range.exchange(true))
             fg_warn("FASTGEMM_DEVICE=%d but the process sees %d CUDA device(s); using 0",
@@ -161,68 +168,29 @@ int fg_gpu_usable(int *device)
 int fg_gpu_gemm(const fg_gemm_args *g, const fg_operands *ops, int dev, char *why, size_t whylen)
 {
     cudaStream_t s = cudaStreamPerThread; // one stream per calling thread: no shared state
-    const size_t es = fg_elem_size(g->dt);
-    const bool reads_ab = fg_reads_ab(g), reads_c = g->beta != 0;
-    const int64_t m = g->m, n = g->n;
-    const int64_t ra = fg_rows_a(g), ca = fg_cols_a(g), rb = fg_rows_b(g), cb = fg_cols_b(g);
-    void *da = nullptr, *db = nullptr, *dc = nullptr;
-    const void *pa = g->a, *pb = g->b;
-    void *pc = g->c;
-    int64_t lda = g->lda, ldb = g->ldb, ldc = g->ldc;
-    bool c_written = false;
+    const bool reads_ab = fg_reads_ab(g);
     cudaError_t err = cudaSuccess;
     const char *failed_call = "";
+    bool c_written = false;
 
     FG_CUDA_TRY(cudaSetDevice(dev));
     // BLAS calls are synchronous: operands already on the device must be final before we read
     // them, whatever stream the application wrote them on.
     if (ops->a != FG_MEM_HOST || ops->b != FG_MEM_HOST || ops->c != FG_MEM_HOST)
         FG_CUDA_TRY(cudaDeviceSynchronize());
-    // Host operands go in packed (leading dimension = rows), copying only the used rows.
-    if (reads_ab && ops->a == FG_MEM_HOST) {
-        FG_CUDA_TRY(cudaMallocAsync(&da, (size_t)(ra * ca) * es, s));
-        FG_CUDA_TRY(cudaMemcpy2DAsync(da, ra * es, g->a, g->lda * es, ra * es, ca,
-                                      cudaMemcpyHostToDevice, s));
-        pa = da;
-        lda = ra;
+    if ((reads_ab && (ops->a == FG_MEM_HOST || ops->b == FG_MEM_HOST)) || ops->c == FG_MEM_HOST) {
+        bool broken = false;
+        int rc = fg_offload_gemm(g, ops, dev, &broken, why, whylen);
+        if (broken) device_broken[dev] = true;
+        return rc;
     }
-    if (reads_ab && ops->b == FG_MEM_HOST) {
-        FG_CUDA_TRY(cudaMallocAsync(&db, (size_t)(rb * cb) * es, s));
-        FG_CUDA_TRY(cudaMemcpy2DAsync(db, rb * es, g->b, g->ldb * es, rb * es, cb,
-                                      cudaMemcpyHostToDevice, s));
-        pb = db;
-        ldb = rb;
-    }
-    if (ops->c == FG_MEM_HOST) {
-        FG_CUDA_TRY(cudaMallocAsync(&dc, (size_t)(m * n) * es, s));
-        if (reads_c) // beta = 0: C is not uploaded, and never read
-            FG_CUDA_TRY(cudaMemcpy2DAsync(dc, m * es, g->c, g->ldc * es, m * es, n,
-                                          cudaMemcpyHostToDevice, s));
-        pc = dc;
-        ldc = m;
-    } else {
-        c_written = true; // from the launch on, the caller's C may change
-    }
-    if (reads_ab) FG_CUDA_TRY(run_gemm(dev, g, pa, lda, pb, ldb, pc, ldc, s));
-    else FG_CUDA_TRY(fg_cuda_scale_c(g, pc, ldc, s));
-    if (ops->c == FG_MEM_HOST) {
-        FG_CUDA_TRY(cudaStreamSynchronize(s)); // a kernel fault shows before C is touched
-        c_written = true;
-        // Only the m x n part: rows m..ldc-1 of the caller's C stay as they were.
-        FG_CUDA_TRY(cudaMemcpy2DAsync(g->c, g->ldc * es, dc, m * es, m * es, n,
-                                      cudaMemcpyDeviceToHost, s));
-    }
-    for (void **p : {&da, &db, &dc}) {
-        if (*p) FG_CUDA_TRY(cudaFreeAsync(*p, s));
-        *p = nullptr;
-    }
+    c_written = true; // from the launch on, the caller's C may change
+    if (reads_ab) FG_CUDA_TRY(fg_run_gemm(dev, g, g->a, g->lda, g->b, g->ldb, g->c, g->ldc, s));
+    else FG_CUDA_TRY(fg_cuda_scale_c(g, g->c, g->ldc, s));
     FG_CUDA_TRY(cudaStreamSynchronize(s));
     return FG_GPU_OK;
 
 fail:
-    if (da) cudaFreeAsync(da, s);
-    if (db) cudaFreeAsync(db, s);
-    if (dc) cudaFreeAsync(dc, s);
     cudaGetLastError();
     // A sticky error (a kernel fault) also fails the next synchronisation: the device is lost
     // for this process, and later calls go to the CPU.
@@ -249,7 +217,7 @@ int fg_gpu_gemm_async(const fg_gemm_args *g, int dev, void *stream, char *why, s
     const char *failed_call = "cudaSetDevice";
     if (err == cudaSuccess) {
         failed_call = "kernel launch";
-        err = fg_reads_ab(g) ? run_gemm(dev, g, g->a, g->lda, g->b, g->ldb, g->c, g->ldc, s)
+        err = fg_reads_ab(g) ? fg_run_gemm(dev, g, g->a, g->lda, g->b, g->ldb, g->c, g->ldc, s)
                                         : fg_cuda_scale_c(g, g->c, g->ldc, s);
     }
     if (err == cudaSuccess) return 0;

@@ -3,7 +3,11 @@
  *                           says cpu-fallback.
  *   test_fallback oom       (gpu): with nearly all device memory taken, a host-pointer GEMM and
  *                           a mixed one (A on the device, B and C on the host) fall back; once the
- *                           memory is free again the GPU runs the next call. */
+ *                           memory is free again the GPU runs the next call.
+ *   test_fallback midway    (gpu, FASTGEMM_FAULT_AFTER=N, FASTGEMM_BLOCK small): a pipelined
+ *                           host-pointer call fails at its Nth kernel launch, after parts of C
+ *                           were written back; the CPU computes the rest (beta = 0 and beta != 0,
+ *                           host operands and A on the device). */
 #include "../cpu_ref/ref.h"
 #include "testutil.h"
 
@@ -32,12 +36,14 @@ static int check(const char *what, int64_t n, const float *c, const float *want,
 int main(int argc, char **argv)
 {
     int oom = argc > 1 && !strcmp(argv[1], "oom");
-    if (oom && !test_gpu_present()) {
+    int midway = argc > 1 && !strcmp(argv[1], "midway");
+    if ((oom || midway) && !test_gpu_present()) {
         printf("no CUDA device: skipped\n");
         return TEST_SKIP;
     }
     if (ref_init()) return 1;
-    const int64_t n = oom ? 4096 : 300; /* oom: 3 x 64 MB of operands, more than is left free */
+    /* oom: 3 x 64 MB of operands, more than is left free; midway: many blocks */
+    const int64_t n = oom ? 4096 : midway ? 1000 : 300;
     size_t bytes = sizeof(float) * (size_t)(n * n);
     float *a = malloc(bytes), *b = malloc(bytes), *c = malloc(bytes), *want = malloc(bytes);
     rng_t r = {42};
@@ -50,6 +56,26 @@ int main(int argc, char **argv)
     if (!oom) {
         fastgemm_sgemm(FASTGEMM_OP_N, FASTGEMM_OP_T, n, n, n, 1, a, n, b, n, 0, c, n);
         check("no device, FASTGEMM_MODE=gpu", n, c, want, FASTGEMM_BACKEND_CPU_FALLBACK);
+        return fails != 0;
+    }
+
+    if (midway) {
+        float *c0 = malloc(bytes), *want2 = malloc(bytes);
+        for (int64_t i = 0; i < n * n; i++) c0[i] = (float)rng_uniform(&r);
+        memcpy(want2, c0, bytes);
+        ref_sgemm('N', 'T', n, n, n, 1, a, n, b, n, 0.5f, want2, n);
+        for (int64_t i = 0; i < n * n; i++) c[i] = NAN;
+        fastgemm_sgemm(FASTGEMM_OP_N, FASTGEMM_OP_T, n, n, n, 1, a, n, b, n, 0, c, n);
+        check("fault midway, beta = 0", n, c, want, FASTGEMM_BACKEND_CPU_FALLBACK);
+        memcpy(c, c0, bytes);
+        fastgemm_sgemm(FASTGEMM_OP_N, FASTGEMM_OP_T, n, n, n, 1, a, n, b, n, 0.5f, c, n);
+        check("fault midway, beta = 0.5", n, c, want2, FASTGEMM_BACKEND_CPU_FALLBACK);
+        float *da = test_alloc(bytes, 0);
+        if (!da || test_copy(da, a, bytes)) return 1;
+        memcpy(c, c0, bytes);
+        fastgemm_sgemm(FASTGEMM_OP_N, FASTGEMM_OP_T, n, n, n, 1, da, n, b, n, 0.5f, c, n);
+        check("fault midway, A on device", n, c, want2, FASTGEMM_BACKEND_CPU_FALLBACK);
+        test_free(da);
         return fails != 0;
     }
 

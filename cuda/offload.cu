@@ -1,0 +1,723 @@
+// offload.cu: GEMMs with an operand in host memory, on the GPU.
+//
+// Each device gets a context at its first such call, kept for the life of the process: three
+// streams (copies in, kernels, copies out), events, and a ring of pinned staging buffers; device
+// memory comes from a memory pool that keeps what it has (cuda/offload.cu's device_pool). So the
+// hot path of a call makes no cudaMalloc, no cudaHostAlloc and never page-locks user memory.
+//
+// The pipeline cuts op(A) into row blocks and op(B) and C into column blocks:
+//
+//   B_0 in;  for each row block i: A_i in, C(i, 0) = A_i B_0        (the first column of C)
+//   for each later column block j: B_j in, C(:, j) = A B_j
+//
+// and every finished piece of C goes out while later ones are computed. The host side (staging
+// the caller's pageable memory into the pinned ring and back, cuda/staging.c) runs on the
+// calling thread and the staging threads; copies in, kernels and copies out overlap on the
+// three streams. C is uploaded only when beta != 0; operands already on the device are used in
+// place. When A, B and C do not fit in the device memory there is to have, the rows of C are
+// cut into panels: the A panel stays, the column blocks of B stream through a ring of device
+// slots (in serpentine order, so those still resident at a panel's end are reused), and C
+// blocks go through a ring of their own: out of core, on the same path.
+//
+// When a CUDA call fails midway, what was already copied back stays, and the CPU BLAS computes
+// the rest of C (when it can read A and B), so the caller still gets the right C.
+#include "kernels.h"
+#include "staging.h"
+
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <algorithm>
+#include <deque>
+#include <mutex>
+#include <vector>
+
+namespace {
+
+constexpr int MAX_DEVICES = 64;
+
+// ---- the device memory pool: the pipeline's buffers and the split-K workspaces ----
+
+std::once_flag pool_once[MAX_DEVICES];
+cudaMemPool_t pools[MAX_DEVICES];
+
+// A pool of our own, so the application's default pool keeps its settings. It keeps up to a
+// quarter of the device's memory between calls (the rest goes back at synchronisation).
+cudaMemPool_t device_pool(int dev)
+{
+    if (dev < 0 || dev >= MAX_DEVICES) return nullptr;
+    std::call_once(pool_once[dev], [dev] {
+        cudaMemPoolProps props = {};
+        props.allocType = cudaMemAllocationTypePinned;
+        props.location.type = cudaMemLocationTypeDevice;
+        props.location.id = dev;
+        cudaMemPool_t p;
+        size_t free_b = 0, total_b = 0;
+        if (cudaMemPoolCreate(&p, &props) != cudaSuccess || cudaMemGetInfo(&free_b, &total_b) != cudaSuccess) {
+            cudaGetLastError();
+            return;
+        }
+        uint64_t keep = total_b / 4;
+        cudaMemPoolSetAttribute(p, cudaMemPoolAttrReleaseThreshold, &keep);
+        cudaGetLastError();
+        pools[dev] = p;
+    });
+    return pools[dev];
+}
+
+// ---- the per-device context ----
+
+struct Slot {
+    char *host;
+    cudaEvent_t ev; // recorded after the copy that last used the buffer
+    int job;        // a copy out in flight: its job and chunk; -1 otherwise
+    int64_t chunk;
+};
+
+struct Context {
+    std::mutex lock; // one pipelined call at a time per device: it fills the PCIe link alone
+    bool ready = false;
+    cudaStream_t up, comp, down;
+    std::vector<Slot> slots;
+    size_t slot_bytes = 0;
+    std::vector<cudaEvent_t> events; // grown as calls need more, kept
+
+    cudaError_t init(int dev, size_t pinned_bytes);
+    cudaError_t reserve_events(size_t n)
+    {
+        while (events.size() < n) {
+            cudaEvent_t e;
+            cudaError_t err = cudaEventCreateWithFlags(&e, cudaEventDisableTiming);
+            if (err != cudaSuccess) return err;
+            events.push_back(e);
+        }
+        return cudaSuccess;
+    }
+};
+
+Context contexts[MAX_DEVICES];
+
+cudaError_t Context::init(int dev, size_t pinned_bytes)
+{
+    (void)dev;
+    if (ready) return cudaSuccess;
+    // Slots of up to 16 MB (a full-speed DMA), at least four of them.
+    slot_bytes = std::min<size_t>(16u << 20, pinned_bytes / 4) & ~(size_t)4095;
+    if (slot_bytes < 4096) slot_bytes = 4096;
+    const size_t n = std::max<size_t>(4, pinned_bytes / slot_bytes);
+    char *ring = nullptr;
+    cudaError_t err;
+    if ((err = cudaStreamCreateWithFlags(&up, cudaStreamNonBlocking)) != cudaSuccess) return err;
+    if ((err = cudaStreamCreateWithFlags(&comp, cudaStreamNonBlocking)) != cudaSuccess) goto no_comp;
+    if ((err = cudaStreamCreateWithFlags(&down, cudaStreamNonBlocking)) != cudaSuccess) goto no_down;
+    if ((err = cudaHostAlloc(reinterpret_cast<void **>(&ring), n * slot_bytes, cudaHostAllocDefault)) != cudaSuccess)
+        goto no_ring;
+    for (size_t i = 0; i < n; i++) {
+        Slot s = {ring + i * slot_bytes, nullptr, -1, 0};
+        if ((err = cudaEventCreateWithFlags(&s.ev, cudaEventDisableTiming)) != cudaSuccess) {
+            for (Slot &t : slots) cudaEventDestroy(t.ev);
+            slots.clear();
+            cudaFreeHost(ring);
+            goto no_ring;
+        }
+        slots.push_back(s);
+    }
+    ready = true;
+    return cudaSuccess;
+no_ring:
+    cudaStreamDestroy(down);
+no_down:
+    cudaStreamDestroy(comp);
+no_comp:
+    cudaStreamDestroy(up);
+    return err;
+}
+
+// ---- the pipeline of one call ----
+
+// A 2-D region of `cols` columns of `width` bytes, cut into chunks that fit one slot: whole
+// columns when a column fits, else pieces of one column.
+struct Chunking {
+    size_t width, slot;
+    int64_t cols;
+    int64_t per_chunk() const { return (int64_t)(slot / width); }       // columns, when width <= slot
+    int64_t pieces() const { return (int64_t)((width + slot - 1) / slot); } // per column, else
+    int64_t count() const
+    {
+        if (width == 0 || cols == 0) return 0;
+        return width <= slot ? (cols + per_chunk() - 1) / per_chunk() : cols * pieces();
+    }
+    // Chunk q: columns [col, col + ncols), bytes [off, off + w) of each.
+    void chunk(int64_t q, int64_t *col, int64_t *ncols, size_t *off, size_t *w) const
+    {
+        if (width <= slot) {
+            *col = q * per_chunk();
+            *ncols = std::min(per_chunk(), cols - *col);
+            *off = 0;
+            *w = width;
+        } else {
+            *col = q / pieces();
+            *ncols = 1;
+            *off = (size_t)(q % pieces()) * slot;
+            *w = std::min(slot, width - *off);
+        }
+    }
+};
+
+struct Job {
+    int64_t r0, r1, c0, c1; // the region of C it computes
+    int p, j;               // its row panel and column block
+    int a_block;            // the row block of A copied in just before it, or -1
+    int64_t chunks = 0, queued = 0, saved = 0; // its copy out: chunks, enqueued, written to C
+    bool launched = false;
+    cudaEvent_t done = nullptr; // after its kernel
+};
+
+struct Pipeline {
+    Context &cx;
+    const fg_gemm_args *g;
+    const fg_operands *ops;
+    int dev;
+    size_t es;
+    bool ha, hb, hc, reads_c;
+    int64_t m, n, k;
+    // the plan
+    int64_t mb, nb;     // row block of A, column block of B and C
+    int64_t mp;         // rows of a panel
+    int panels;
+    int64_t nblk_b;     // column blocks
+    int b_slots, c_slots;
+    char *dA = nullptr, *dB = nullptr, *dC = nullptr;
+    // state
+    std::vector<Job> jobs;
+    std::vector<int> free_slots;
+    std::deque<int> in_up, in_down; // slots with a copy in flight, in issue order
+    std::deque<int> to_download;    // jobs whose C still has to come out, in order
+    std::vector<int> b_slot_of, b_holds, b_last_job; // B block <-> device slot
+    std::vector<int64_t> b_stamp;
+    std::vector<int> c_last_job;                   // C slot: its last job
+    std::vector<cudaEvent_t> b_ready, c_free;
+    cudaEvent_t ev_in = nullptr, ev_alloc = nullptr;
+    cudaError_t err = cudaSuccess;
+    const char *failed_call = "";
+    long launches = 0;
+
+    Pipeline(Context &c, const fg_gemm_args *g_, const fg_operands *o, int d)
+        : cx(c), g(g_), ops(o), dev(d), es(fg_elem_size(g_->dt)), m(g_->m), n(g_->n), k(g_->k)
+    {
+        const bool ab = fg_reads_ab(g);
+        ha = ab && ops->a == FG_MEM_HOST;
+        hb = ab && ops->b == FG_MEM_HOST;
+        hc = ops->c == FG_MEM_HOST;
+        reads_c = g->beta != 0;
+    }
+
+    bool fail(cudaError_t e, const char *call)
+    {
+        if (err == cudaSuccess) {
+            err = e;
+            failed_call = call;
+        }
+        return false;
+    }
+#define FG_TRY(call)                                                                             \
+    do {                                                                                         \
+        cudaError_t e_ = (call);                                                                 \
+        if (e_ != cudaSuccess) return fail(e_, #call);                                           \
+    } while (0)
+
+    // ---- the plan: block sizes, and panels when the operands do not all fit ----
+    size_t need(int64_t rows, int64_t blk, int bs, int cs) const
+    {
+        return es * ((ha ? (size_t)(rows * k) : 0) + (size_t)bs * (hb ? (size_t)(k * blk) : 0) +
+                     (size_t)cs * (hc ? (size_t)(rows * blk) : 0));
+    }
+    bool plan(int64_t block, size_t budget)
+    {
+        for (int64_t b = block;; b /= 2) {
+            mb = nb = b;
+            nblk_b = (n + nb - 1) / nb;
+            if (need(m, nb, (int)nblk_b, (int)nblk_b) <= budget) { // in core: all of it stays
+                mp = m, panels = 1, b_slots = c_slots = (int)nblk_b;
+                return true;
+            }
+            // Out of core: the fewest panels that leave room for 2 B slots and 2 C slots.
+            const int cs = (int)std::min<int64_t>(nblk_b, 2);
+            const int64_t nblk_a = (m + mb - 1) / mb;
+            for (int64_t p = 1; p <= nblk_a; p++) {
+                const int64_t rows = ((m + p - 1) / p + mb - 1) / mb * mb;
+                const size_t fixed = need(rows, nb, 0, cs);
+                const size_t bblk = hb ? es * (size_t)(k * nb) : 0;
+                if (fixed + 2 * bblk > budget) continue;
+                mp = std::min(rows, m);
+                panels = (int)((m + mp - 1) / mp);
+                c_slots = cs;
+                b_slots = bblk ? (int)std::min<int64_t>(nblk_b, (int64_t)((budget - fixed) / bblk)) : 0;
+                return true;
+            }
+            if (b <= 64) return false; // smaller blocks would only slow the kernels down
+        }
+    }
+
+    void schedule()
+    {
+        jobs.clear();
+        const int64_t nblk_a = (m + mb - 1) / mb;
+        for (int p = 0; p < panels; p++) {
+            const int64_t pr0 = p * mp, pr1 = std::min(m, pr0 + mp);
+            for (int64_t t = 0; t < nblk_b; t++) {
+                const int j = (int)(p % 2 ? nblk_b - 1 - t : t);
+                const int64_t c0 = j * nb, c1 = std::min(n, c0 + nb);
+                if (t == 0 && ha) { // the panel's A comes in block by block, each used at once
+                    for (int64_t i = pr0 / mb; i < nblk_a && i * mb < pr1; i++)
+                        jobs.push_back({i * mb, std::min(pr1, (i + 1) * mb), c0, c1, p, j, (int)i});
+                } else {
+                    jobs.push_back({pr0, pr1, c0, c1, p, j, -1});
+                }
+            }
+        }
+    }
+
+    // ---- the staging ring ----
+    // Completed copies: those in leave their slot free, those out are written to C.
+    bool poll()
+    {
+        while (!in_up.empty()) {
+            cudaError_t q = cudaEventQuery(cx.slots[in_up.front()].ev);
+            if (q == cudaErrorNotReady) break;
+            FG_TRY(q);
+            free_slots.push_back(in_up.front());
+            in_up.pop_front();
+        }
+        while (!in_down.empty()) {
+            cudaError_t q = cudaEventQuery(cx.slots[in_down.front()].ev);
+            if (q == cudaErrorNotReady) break;
+            FG_TRY(q);
+            unstage(in_down.front());
+            in_down.pop_front();
+        }
+        return enqueue_downloads();
+    }
+    // Blocks until the oldest copy in flight (or, with none, the kernel C waits for) is done.
+    bool wait_one()
+    {
+        // Copies out first: they were enqueued after their kernel finished, so they are short.
+        const int s = !in_down.empty() ? in_down.front() : !in_up.empty() ? in_up.front() : -1;
+        if (s >= 0) FG_TRY(cudaEventSynchronize(cx.slots[s].ev));
+        else if (!to_download.empty()) FG_TRY(cudaEventSynchronize(jobs[to_download.front()].done));
+        return true;
+    }
+    bool acquire(int *slot)
+    {
+        for (;;) {
+            if (!poll()) return false;
+            if (!free_slots.empty()) {
+                *slot = free_slots.back();
+                free_slots.pop_back();
+                return true;
+            }
+            if (!wait_one()) return false;
+        }
+    }
+
+    // Host region (pageable) -> device, through the ring; `ready` is recorded after it.
+    bool upload(char *dst, size_t dld, const char *src, size_t sld, size_t width, int64_t cols,
+                cudaEvent_t ready)
+    {
+        const Chunking ch = {width, cx.slot_bytes, cols};
+        for (int64_t q = 0; q < ch.count(); q++) {
+            int64_t col, nc;
+            size_t off, w;
+            ch.chunk(q, &col, &nc, &off, &w);
+            int s;
+            if (!acquire(&s)) return false;
+            Slot &sl = cx.slots[s];
+            const fg_copy2d cp = {sl.host, w, src + col * sld + off, sld, w, (size_t)nc};
+            fg_stage_copy(&cp);
+            FG_TRY(cudaMemcpy2DAsync(dst + col * dld + off, dld, sl.host, w, w, nc, cudaMemcpyHostToDevice, cx.up));
+            FG_TRY(cudaEventRecord(sl.ev, cx.up));
+            in_up.push_back(s);
+        }
+        FG_TRY(cudaEventRecord(ready, cx.up));
+        return true;
+    }
+
+    // Where job jb's C lies on the device, and in the caller's memory.
+    char *c_dev(const Job &jb, int64_t *ld) const
+    {
+        if (!hc) {
+            *ld = g->ldc;
+            return (char *)g->c + (jb.r0 + jb.c0 * g->ldc) * es;
+        }
+        *ld = mp;
+        return dC + ((size_t)c_slot(jb) * (size_t)(mp * nb) + (size_t)(jb.r0 - jb.p * mp)) * es;
+    }
+    // In core, C block j has slot j; out of core, blocks take the ring's slots in turn.
+    int c_slot(const Job &jb) const
+    {
+        if (c_slots == nblk_b) return jb.j;
+        return (int)((jb.p * nblk_b + (jb.p % 2 ? nblk_b - 1 - jb.j : jb.j)) % c_slots);
+    }
+    char *c_host(const Job &jb) const { return (char *)g->c + (jb.r0 + jb.c0 * g->ldc) * es; }
+
+    // Copies out the next chunks of finished jobs, as far as free slots allow.
+    bool enqueue_downloads()
+    {
+        while (!to_download.empty()) {
+            Job &jb = jobs[to_download.front()];
+            if (jb.queued == 0) {
+                cudaError_t q = cudaEventQuery(jb.done);
+                if (q == cudaErrorNotReady) return true;
+                FG_TRY(q);
+            }
+            int64_t ld;
+            char *src = c_dev(jb, &ld);
+            const Chunking ch = {(size_t)(jb.r1 - jb.r0) * es, cx.slot_bytes, jb.c1 - jb.c0};
+            while (jb.queued < jb.chunks) {
+                if (free_slots.empty()) return true;
+                const int s = free_slots.back();
+                free_slots.pop_back();
+                int64_t col, nc;
+                size_t off, w;
+                ch.chunk(jb.queued, &col, &nc, &off, &w);
+                Slot &sl = cx.slots[s];
+                FG_TRY(cudaMemcpy2DAsync(sl.host, w, src + (col * ld) * es + off, ld * es, w, nc,
+                                         cudaMemcpyDeviceToHost, cx.down));
+                FG_TRY(cudaEventRecord(sl.ev, cx.down));
+                sl.job = to_download.front();
+                sl.chunk = jb.queued++;
+                in_down.push_back(s);
+            }
+            if (hc) FG_TRY(cudaEventRecord(c_free[c_slot(jb)], cx.down));
+            to_download.pop_front();
+        }
+        return true;
+    }
+
+    void unstage(int s)
+    {
+        Slot &sl = cx.slots[s];
+        Job &jb = jobs[sl.job];
+        const Chunking ch = {(size_t)(jb.r1 - jb.r0) * es, cx.slot_bytes, jb.c1 - jb.c0};
+        int64_t col, nc;
+        size_t off, w;
+        ch.chunk(sl.chunk, &col, &nc, &off, &w);
+        const size_t hld = (size_t)g->ldc * es;
+        const fg_copy2d cp = {c_host(jb) + col * hld + off, hld, sl.host, w, w, (size_t)nc};
+        fg_stage_copy(&cp);
+        jb.saved++; // chunks come out in order
+        sl.job = -1;
+        free_slots.push_back(s);
+    }
+
+    // ---- the operands' blocks ----
+    const char *a_view(int64_t r0, int p, int64_t *ld) const
+    {
+        if (!ha) {
+            *ld = g->lda;
+            return (const char *)g->a + (g->ta == 'N' ? r0 : r0 * g->lda) * es;
+        }
+        const int64_t lr = r0 - p * mp;
+        *ld = g->ta == 'N' ? mp : k;
+        return dA + (g->ta == 'N' ? lr : lr * k) * es;
+    }
+    bool upload_a(int64_t r0, int64_t r1, int p)
+    {
+        const int64_t lr = r0 - p * mp;
+        const char *src = (const char *)g->a;
+        const size_t sld = (size_t)g->lda * es;
+        if (g->ta == 'N')
+            return upload(dA + lr * es, mp * es, src + r0 * es, sld, (r1 - r0) * es, k, ev_in);
+        return upload(dA + lr * k * es, k * es, src + r0 * sld, sld, k * es, r1 - r0, ev_in);
+    }
+    char *b_slot_ptr(int s) const { return dB + (size_t)s * (size_t)(k * nb) * es; }
+    const char *b_view(int j, int64_t *ld) const
+    {
+        const int64_t c0 = j * nb;
+        if (!hb) {
+            *ld = g->ldb;
+            return (const char *)g->b + (g->tb == 'N' ? c0 * g->ldb : c0) * es;
+        }
+        *ld = g->tb == 'N' ? k : nb;
+        return b_slot_ptr(b_slot_of[j]);
+    }
+    // Makes B block j resident: in the least recently used slot, once its last kernel is done.
+    bool ensure_b(int j, int64_t stamp)
+    {
+        if (!hb) return true;
+        int s = b_slot_of[j];
+        if (s < 0) {
+            s = 0;
+            for (int t = 1; t < b_slots; t++)
+                if (b_stamp[t] < b_stamp[s]) s = t;
+            if (b_holds[s] >= 0) {
+                b_slot_of[b_holds[s]] = -1;
+                FG_TRY(cudaStreamWaitEvent(cx.up, jobs[b_last_job[s]].done, 0));
+            }
+            b_holds[s] = j;
+            b_slot_of[j] = s;
+            const int64_t c0 = j * nb, c1 = std::min(n, c0 + nb);
+            const char *src = (const char *)g->b;
+            const size_t sld = (size_t)g->ldb * es;
+            const bool ok = g->tb == 'N'
+                                ? upload(b_slot_ptr(s), k * es, src + c0 * sld, sld, k * es, c1 - c0, b_ready[s])
+                                : upload(b_slot_ptr(s), nb * es, src + c0 * es, sld, (c1 - c0) * es, k, b_ready[s]);
+            if (!ok) return false;
+        }
+        b_stamp[s] = stamp;
+        FG_TRY(cudaStreamWaitEvent(cx.comp, b_ready[s], 0));
+        return true;
+    }
+
+    bool launch(Job &jb)
+    {
+        fg_gemm_args sg = *g;
+        sg.m = jb.r1 - jb.r0;
+        sg.n = jb.c1 - jb.c0;
+        int64_t lda = 0, ldb = 0, ldc;
+        char *pc = c_dev(jb, &ldc);
+        const long fault = fg_get_config()->fault_after;
+        if (fault > 0 && ++launches == fault) return fail(cudaErrorMemoryAllocation, "kernel launch (FASTGEMM_FAULT_AFTER)");
+        if (fg_reads_ab(g)) {
+            const char *pa = a_view(jb.r0, jb.p, &lda);
+            const char *pb = b_view(jb.j, &ldb);
+            FG_TRY(fg_run_gemm(dev, &sg, pa, lda, pb, ldb, pc, ldc, cx.comp));
+        } else {
+            FG_TRY(fg_cuda_scale_c(&sg, pc, ldc, cx.comp));
+        }
+        jb.launched = true;
+        FG_TRY(cudaEventRecord(jb.done, cx.comp));
+        return true;
+    }
+
+    bool allocate()
+    {
+        cudaMemPool_t pool = device_pool(dev);
+        auto get = [&](char **p, size_t bytes) -> cudaError_t {
+            if (!bytes) return cudaSuccess;
+            return pool ? cudaMallocFromPoolAsync(reinterpret_cast<void **>(p), bytes, pool, cx.comp)
+                        : cudaMallocAsync(reinterpret_cast<void **>(p), bytes, cx.comp);
+        };
+        FG_TRY(get(&dA, ha ? es * (size_t)(mp * k) : 0));
+        FG_TRY(get(&dB, hb ? es * (size_t)b_slots * (size_t)(k * nb) : 0));
+        FG_TRY(get(&dC, hc ? es * (size_t)c_slots * (size_t)(mp * nb) : 0));
+        FG_TRY(cudaEventRecord(ev_alloc, cx.comp));
+        FG_TRY(cudaStreamWaitEvent(cx.up, ev_alloc, 0));
+        FG_TRY(cudaStreamWaitEvent(cx.down, ev_alloc, 0));
+        return true;
+    }
+    void release()
+    {
+        for (char **p : {&dA, &dB, &dC})
+            if (*p) cudaFreeAsync(*p, cx.comp);
+        dA = dB = dC = nullptr;
+    }
+
+    // The device memory the pipeline may use: free memory plus what the pool holds unused,
+    // less a margin for the kernels' workspace and others, capped by FASTGEMM_DEVICE_MEMORY_MB.
+    size_t budget() const
+    {
+        size_t free_b = 0, total_b = 0;
+        if (cudaMemGetInfo(&free_b, &total_b) != cudaSuccess) return 0;
+        uint64_t reserved = 0, used = 0;
+        if (cudaMemPool_t pool = device_pool(dev)) {
+            cudaMemPoolGetAttribute(pool, cudaMemPoolAttrReservedMemCurrent, &reserved);
+            cudaMemPoolGetAttribute(pool, cudaMemPoolAttrUsedMemCurrent, &used);
+        }
+        cudaGetLastError();
+        size_t have = free_b + (size_t)(reserved - used);
+        const size_t margin = (size_t)128 << 20;
+        have = have > margin ? have - margin : 0;
+        const int64_t cap = fg_get_config()->device_mb;
+        if (cap > 0) have = std::min(have, (size_t)cap << 20);
+        return have;
+    }
+
+    // Runs the whole call; false on a CUDA error (err, failed_call).
+    bool execute()
+    {
+        const int64_t big = std::max(m, n);
+        int64_t block = fg_get_config()->block;
+        if (block <= 0) block = std::min<int64_t>(4096, std::max<int64_t>(512, (big / 4 + 255) / 256 * 256));
+        size_t avail = budget();
+        for (int attempt = 0;; attempt++) { // the memory free now may be gone when we allocate
+            if (!plan(block, avail)) return fail(cudaErrorMemoryAllocation, "the pipeline's plan (device memory)");
+            schedule();
+            FG_TRY(cx.reserve_events(jobs.size() + b_slots + c_slots + 2));
+            ev_in = cx.events[0];
+            ev_alloc = cx.events[1];
+            if (allocate()) break;
+            release();
+            if (attempt == 3 || err != cudaErrorMemoryAllocation) return false;
+            cudaGetLastError();
+            err = cudaSuccess;
+            avail /= 2;
+        }
+        size_t e = 2;
+        for (Job &jb : jobs) {
+            jb.done = cx.events[e++];
+            jb.chunks = hc ? Chunking{(size_t)(jb.r1 - jb.r0) * es, cx.slot_bytes, jb.c1 - jb.c0}.count() : 0;
+        }
+        b_ready.assign(cx.events.begin() + e, cx.events.begin() + e + b_slots);
+        e += b_slots;
+        c_free.assign(cx.events.begin() + e, cx.events.begin() + e + c_slots);
+        b_slot_of.assign(nblk_b, -1);
+        b_holds.assign(b_slots, -1);
+        b_last_job.assign(b_slots, -1);
+        b_stamp.assign(b_slots, -1);
+        c_last_job.assign(c_slots, -1);
+        free_slots.clear();
+        for (int s = (int)cx.slots.size() - 1; s >= 0; s--) free_slots.push_back(s);
+
+        for (int ji = 0; ji < (int)jobs.size(); ji++) {
+            Job &jb = jobs[ji];
+            const bool new_block = ji == 0 || jobs[ji - 1].p != jb.p || jobs[ji - 1].j != jb.j;
+            if (new_block) {
+                if (hc) { // the C slot's last tenant must be on its way out before it is reused
+                    const int cs = c_slot(jb);
+                    if (c_last_job[cs] >= 0) {
+                        const Job &old = jobs[c_last_job[cs]];
+                        while (old.queued < old.chunks)
+                            if (!poll() || !wait_one()) return false;
+                        FG_TRY(cudaStreamWaitEvent(cx.up, c_free[cs], 0));
+                        FG_TRY(cudaStreamWaitEvent(cx.comp, c_free[cs], 0));
+                    }
+                }
+                if (!ensure_b(jb.j, ji)) return false;
+                // A new panel of A overwrites the last one: after the last panel's kernels.
+                if (ha && ji > 0 && jobs[ji - 1].p != jb.p) FG_TRY(cudaStreamWaitEvent(cx.up, jobs[ji - 1].done, 0));
+            }
+            if (jb.a_block >= 0) {
+                if (!upload_a(jb.r0, jb.r1, jb.p)) return false;
+                FG_TRY(cudaStreamWaitEvent(cx.comp, ev_in, 0));
+            }
+            if (hc && reads_c) {
+                int64_t ld;
+                char *dst = c_dev(jb, &ld);
+                if (!upload(dst, ld * es, c_host(jb), g->ldc * es, (jb.r1 - jb.r0) * es, jb.c1 - jb.c0, ev_in))
+                    return false;
+                FG_TRY(cudaStreamWaitEvent(cx.comp, ev_in, 0));
+            }
+            if (!launch(jb)) return false;
+            if (hb) b_last_job[b_slot_of[jb.j]] = ji;
+            if (hc) {
+                c_last_job[c_slot(jb)] = ji;
+                to_download.push_back(ji);
+            }
+            if (!poll()) return false;
+        }
+        while (!to_download.empty() || !in_down.empty())
+            if (!wait_one() || !poll()) return false;
+        FG_TRY(cudaStreamSynchronize(cx.comp));
+        FG_TRY(cudaStreamSynchronize(cx.up));
+        release();
+        return true;
+    }
+#undef FG_TRY
+
+    // After a failure: the parts of C not yet written, computed by the CPU BLAS. Possible when
+    // C is host memory and A and B can be read by the CPU (device operands are copied over,
+    // unless the device is lost). False when it was not possible.
+    bool cpu_finish(bool device_lost)
+    {
+        if (!hc) return false;
+        fg_gemm_args h = *g;
+        void *bufs[2] = {nullptr, nullptr};
+        bool ok = true;
+        if (fg_reads_ab(g)) {
+            if (ops->a == FG_MEM_DEVICE)
+                ok = !device_lost && to_host(&h.a, &h.lda, fg_rows_a(g), fg_cols_a(g), &bufs[0]);
+            if (ok && ops->b == FG_MEM_DEVICE)
+                ok = !device_lost && to_host(&h.b, &h.ldb, fg_rows_b(g), fg_cols_b(g), &bufs[1]);
+        }
+        if (ok && jobs.empty()) cpu_part(h, 0, m, 0, n); // it failed before any work was planned
+        for (const Job &jb : jobs) {
+            if (!ok) break;
+            const Chunking ch = {(size_t)(jb.r1 - jb.r0) * es, cx.slot_bytes, jb.c1 - jb.c0};
+            int64_t cdone = 0, rdone = 0; // columns written, and rows of the next one
+            if (jb.saved > 0) {
+                int64_t col, nc;
+                size_t off, w;
+                ch.chunk(jb.saved - 1, &col, &nc, &off, &w);
+                if (off + w == ch.width) cdone = col + nc;
+                else cdone = col, rdone = (int64_t)((off + w) / es);
+            }
+            if (rdone > 0) cpu_part(h, jb.r0 + rdone, jb.r1, jb.c0 + cdone, jb.c0 + cdone + 1), cdone++;
+            cpu_part(h, jb.r0, jb.r1, jb.c0 + cdone, jb.c1);
+        }
+        free(bufs[0]);
+        free(bufs[1]);
+        return ok;
+    }
+    bool to_host(const void **p, int64_t *ld, int64_t rows, int64_t cols, void **buf) const
+    {
+        if (!(*buf = malloc((size_t)(rows * cols) * es))) return false;
+        if (cudaMemcpy2D(*buf, rows * es, *p, *ld * es, rows * es, cols, cudaMemcpyDeviceToHost) != cudaSuccess) {
+            cudaGetLastError();
+            return false;
+        }
+        *p = *buf;
+        *ld = rows;
+        return true;
+    }
+    void cpu_part(const fg_gemm_args &whole, int64_t r0, int64_t r1, int64_t c0, int64_t c1) const
+    {
+        if (r0 >= r1 || c0 >= c1) return;
+        fg_gemm_args h = whole;
+        h.m = r1 - r0;
+        h.n = c1 - c0;
+        h.a = (const char *)whole.a + (whole.ta == 'N' ? r0 : r0 * whole.lda) * es;
+        h.b = (const char *)whole.b + (whole.tb == 'N' ? c0 * whole.ldb : c0) * es;
+        h.c = (char *)whole.c + (r0 + c0 * whole.ldc) * es;
+        fg_cpu_gemm(&h);
+    }
+    bool c_written() const
+    {
+        for (const Job &jb : jobs)
+            if (jb.saved > 0 || (!hc && jb.launched)) return true;
+        return false;
+    }
+};
+
+} // namespace
+
+cudaError_t fg_pool_alloc(void **p, size_t bytes, cudaStream_t s)
+{
+    int dev = -1;
+    cudaError_t err = cudaGetDevice(&dev);
+    if (err != cudaSuccess) return err;
+    cudaMemPool_t pool = device_pool(dev);
+    return pool ? cudaMallocFromPoolAsync(p, bytes, pool, s) : cudaMallocAsync(p, bytes, s);
+}
+
+int fg_offload_gemm(const fg_gemm_args *g, const fg_operands *ops, int dev, bool *broken,
+                    char *why, size_t whylen)
+{
+    Context &cx = contexts[dev];
+    std::lock_guard<std::mutex> hold(cx.lock);
+    cudaError_t err = cx.init(dev, (size_t)fg_get_config()->pinned_kb << 10);
+    if (err != cudaSuccess) {
+        cudaGetLastError();
+        snprintf(why, whylen, "pinned staging buffers: %s", cudaGetErrorString(err));
+        *broken = false;
+        return FG_GPU_FAILED;
+    }
+    Pipeline pl(cx, g, ops, dev);
+    if (pl.execute()) return FG_GPU_OK;
+
+    // Stop everything in flight before the buffers are reused or C is touched.
+    cudaGetLastError();
+    bool sticky = false;
+    for (cudaStream_t s : {cx.up, cx.comp, cx.down}) sticky |= cudaStreamSynchronize(s) != cudaSuccess;
+    pl.release();
+    cudaGetLastError();
+    *broken = sticky;
+    const char *call = pl.failed_call;
+    int n = 0;
+    while (call[n] && call[n] != '(') n++;
+    snprintf(why, whylen, "%.*s: %s", n, call, cudaGetErrorString(pl.err));
+    if (pl.cpu_finish(sticky)) return FG_GPU_FINISHED_ON_CPU;
+    return pl.c_written() ? FG_GPU_FAILED_C_WRITTEN : FG_GPU_FAILED;
+}

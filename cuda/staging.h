@@ -1,0 +1,31 @@
+// staging.h: the host threads that copy between the caller's pageable memory and pinned
+// staging buffers (cuda/staging.c). One pool for the process, started at the first copy large
+// enough to share; a copy runs on the calling thread and the pool's threads together.
+#ifndef FG_STAGING_H
+#define FG_STAGING_H
+
+#include "../blas/fg.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+// `cols` columns of `width` bytes each, from src (columns sld bytes apart) to dst (dld apart).
+typedef struct {
+    char *dst;
+    size_t dld;
+    const char *src;
+    size_t sld;
+    size_t width;
+    size_t cols;
+} fg_copy2d;
+
+FG_HIDDEN void fg_stage_copy(const fg_copy2d *c);
+// The threads a copy may use now: the cores this process may run on
+// (FASTGEMM_STAGING_THREADS caps it), shared among the GEMM calls running at the moment.
+FG_HIDDEN int fg_stage_threads(void);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

@@ -1,0 +1,160 @@
+/* hostbench.c: wall time of sgemm_/dgemm_ on malloc'd matrices (the LD_PRELOAD user's case)
+ * for any BLAS library: libfastgemm (FASTGEMM_MODE=auto or gpu), NVBLAS (NVBLAS_CONFIG_FILE set),
+ * OpenBLAS. perf/run_hostbench.sh runs it once per library in one run and writes the CSV.
+ *
+ *   fastgemm-hostbench --lib PATH --label NAME [--prec s|d|sd] [--shapes all|square|LIST]
+ *                      [--max-n N] [--min-time S]
+ *
+ * Each shape: one untimed call, checked at 64 random entries of C against dot products in long
+ * double; then timed calls until --min-time seconds (default 1) have passed, at least 3 and at
+ * most 20 (at least 2 when one call takes over 2 s); the median goes to stdout as a CSV row:
+ * label,prec,m,n,k,ms,gflops,max_rel_err. A wrong result prints FAIL and exits 1. */
+#define _GNU_SOURCE
+#include "../cpu_ref/ref.h"
+
+#include <dlfcn.h>
+#include <math.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+typedef ref_sgemm_fn sgemm_fn;
+typedef ref_dgemm_fn dgemm_fn;
+
+static double now_s(void)
+{
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
+}
+
+static uint64_t rng = 88172645463325252ull;
+static double urand(void) /* [-1, 1) */
+{
+    rng ^= rng << 13, rng ^= rng >> 7, rng ^= rng << 17;
+    return (double)(rng >> 11) * (2.0 / 9007199254740992.0) - 1.0;
+}
+
+static int cmp(const void *x, const void *y)
+{
+    double a = *(const double *)x, b = *(const double *)y;
+    return (a > b) - (a < b);
+}
+
+typedef struct { long m, n, k; } shape_t;
+
+int main(int argc, char **argv)
+{
+    const char *lib = NULL, *label = "lib", *prec = "sd", *which = "all";
+    long max_n = 16384;
+    double min_time = 1.0;
+    for (int i = 1; i + 1 < argc; i += 2) {
+        if (!strcmp(argv[i], "--lib")) lib = argv[i + 1];
+        else if (!strcmp(argv[i], "--label")) label = argv[i + 1];
+        else if (!strcmp(argv[i], "--prec")) prec = argv[i + 1];
+        else if (!strcmp(argv[i], "--shapes")) which = argv[i + 1];
+        else if (!strcmp(argv[i], "--max-n")) max_n = atol(argv[i + 1]);
+        else if (!strcmp(argv[i], "--min-time")) min_time = atof(argv[i + 1]);
+        else {
+            fprintf(stderr, "unknown option %s\n", argv[i]);
+            return 2;
+        }
+    }
+    if (!lib) {
+        fprintf(stderr, "usage: %s --lib PATH --label NAME [--prec s|d|sd] [--shapes all|square|MxNxK,...] [--max-n N] [--min-time S]\n", argv[0]);
+        return 2;
+    }
+    void *h = dlopen(lib, RTLD_NOW | RTLD_GLOBAL);
+    if (!h) {
+        fprintf(stderr, "hostbench: %s\n", dlerror());
+        return 2;
+    }
+    sgemm_fn sg = (sgemm_fn)dlsym(h, "sgemm_");
+    dgemm_fn dg = (dgemm_fn)dlsym(h, "dgemm_");
+    if (!sg || !dg) {
+        fprintf(stderr, "hostbench: %s has no sgemm_/dgemm_\n", lib);
+        return 2;
+    }
+
+    shape_t shapes[64];
+    int ns = 0;
+    if (!strcmp(which, "all") || !strcmp(which, "square")) {
+        static const long sq[] = {64, 128, 256, 512, 1024, 2048, 4096, 8192, 12288, 16384};
+        for (size_t i = 0; i < sizeof sq / sizeof *sq; i++) shapes[ns++] = (shape_t){sq[i], sq[i], sq[i]};
+        if (!strcmp(which, "all")) {
+            static const shape_t irr[] = {{4095, 4095, 4095}, {1000, 1000, 1000}, {8192, 8192, 128},
+                                          {8192, 128, 8192},  {128, 8192, 8192},  {16384, 16384, 1024},
+                                          {2048, 2048, 32768}, {3000, 5000, 700}};
+            for (size_t i = 0; i < sizeof irr / sizeof *irr; i++) shapes[ns++] = irr[i];
+        }
+    } else {
+        for (char *s = strdup(which), *tok = strtok(s, ","); tok && ns < 64; tok = strtok(NULL, ","))
+            if (sscanf(tok, "%ldx%ldx%ld", &shapes[ns].m, &shapes[ns].n, &shapes[ns].k) == 3) ns++;
+    }
+
+    int bad = 0;
+    for (const char *p = prec; *p; p++) {
+        const int dbl = *p == 'd';
+        const size_t es = dbl ? 8 : 4;
+        for (int si = 0; si < ns; si++) {
+            shape_t s = shapes[si];
+            if (s.m > max_n || s.n > max_n || s.k > 4 * max_n) continue;
+            char *a = malloc(es * s.m * s.k), *b = malloc(es * s.k * s.n), *c = malloc(es * s.m * s.n);
+            if (!a || !b || !c) {
+                fprintf(stderr, "hostbench: out of memory at %ldx%ldx%ld\n", s.m, s.n, s.k);
+                return 2;
+            }
+            for (long i = 0; i < s.m * s.k; i++) dbl ? (((double *)a)[i] = urand()) : (((float *)a)[i] = (float)urand());
+            for (long i = 0; i < s.k * s.n; i++) dbl ? (((double *)b)[i] = urand()) : (((float *)b)[i] = (float)urand());
+            memset(c, 0, es * s.m * s.n);
+            const int m = (int)s.m, n = (int)s.n, k = (int)s.k;
+            const float one_f = 1, zero_f = 0;
+            const double one_d = 1, zero_d = 0;
+#define CALL()                                                                                   \
+    (dbl ? dg("N", "N", &m, &n, &k, &one_d, (double *)a, &m, (double *)b, &k, &zero_d,           \
+              (double *)c, &m, 1, 1)                                                             \
+         : sg("N", "N", &m, &n, &k, &one_f, (float *)a, &m, (float *)b, &k, &zero_f, (float *)c, \
+              &m, 1, 1))
+            double t0 = now_s();
+            CALL();
+            double first = now_s() - t0;
+            /* Check 64 entries against long-double dot products. */
+            double worst = 0;
+            for (int t = 0; t < 64; t++) {
+                long i = (long)((urand() + 1) / 2 * s.m) % s.m, j = (long)((urand() + 1) / 2 * s.n) % s.n;
+                long double ref = 0, mag = 0;
+                for (long l = 0; l < s.k; l++) {
+                    long double x = dbl ? ((double *)a)[i + l * s.m] : ((float *)a)[i + l * s.m];
+                    long double y = dbl ? ((double *)b)[l + j * s.k] : ((float *)b)[l + j * s.k];
+                    ref += x * y;
+                    mag += fabsl(x * y);
+                }
+                double got = dbl ? ((double *)c)[i + j * s.m] : ((float *)c)[i + j * s.m];
+                double e = (double)(fabsl(got - ref) / (mag > 0 ? mag : 1));
+                if (!(e <= worst)) worst = e;
+            }
+            const double bound = 2 * (s.k + 2) * (dbl ? 1.1e-16 : 6e-8);
+            if (!(worst <= bound)) {
+                printf("FAIL %s %cgemm %ldx%ldx%ld: relative error %.2e > %.2e\n", label, *p, s.m, s.n, s.k, worst, bound);
+                bad = 1;
+            }
+            double times[20];
+            int reps = 0;
+            double start = now_s();
+            while (reps < 20 && (reps < 3 || now_s() - start < min_time) && !(reps >= 2 && first > 2.0)) {
+                t0 = now_s();
+                CALL();
+                times[reps++] = now_s() - t0;
+            }
+            qsort(times, reps, sizeof *times, cmp);
+            double med = reps % 2 ? times[reps / 2] : 0.5 * (times[reps / 2 - 1] + times[reps / 2]);
+            printf("%s,%c,%ld,%ld,%ld,%.4f,%.1f,%.2e\n", label, *p, s.m, s.n, s.k, med * 1e3,
+                   2.0 * s.m * s.n * s.k / med * 1e-9, worst);
+            fflush(stdout);
+            free(a), free(b), free(c);
+        }
+    }
+    return bad;
+}

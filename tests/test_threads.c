@@ -1,0 +1,147 @@
+/* test_threads.c: concurrent callers, and fork().
+ *   test_threads threads  (gpu) 16 threads at once, each a run of sgemm_/dgemm_ calls of mixed
+ *                         shapes, transposes and operand places (host, device, and mixes such
+ *                         as A on the device with B and C on the host), each checked against
+ *                         OpenBLAS and for the backend that ran.
+ *   test_threads fork     (gpu) a GEMM on the GPU, then fork(): the child's GEMMs are right
+ *                         (on the CPU: CUDA does not survive fork), the parent's next GEMM runs
+ *                         on the GPU again, and both processes exit cleanly. */
+#include "../cpu_ref/ref.h"
+#include "testutil.h"
+
+#include <float.h>
+#include <pthread.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+enum { THREADS = 16, CALLS = 6 };
+static pthread_mutex_t ref_lock = PTHREAD_MUTEX_INITIALIZER; /* the reference runs one at a time */
+
+typedef struct {
+    int id, fails;
+} worker_t;
+
+/* One call: random shape and transposes; `where` bit 0/1/2: A/B/C on the device. */
+static int one_call(rng_t *r, int dbl, int where, int64_t m, int64_t n, int64_t k, const char *tag)
+{
+    const size_t es = dbl ? 8 : 4;
+    char ta = rng_below(r, 2) ? 'T' : 'N', tb = rng_below(r, 2) ? 'T' : 'N';
+    int64_t lda = (ta == 'N' ? m : k) + rng_below(r, 3), ldb = (tb == 'N' ? k : n) + rng_below(r, 3);
+    int64_t ldc = m + rng_below(r, 3);
+    int64_t na = lda * (ta == 'N' ? k : m), nb = ldb * (tb == 'N' ? n : k), nc = ldc * n;
+    double alpha = 0.5 + rng_uniform(r), beta = rng_below(r, 2) ? 0.0 : 0.7;
+    char *a = malloc(na * es), *b = malloc(nb * es), *c = malloc(nc * es), *want = malloc(nc * es);
+    for (int64_t i = 0; i < na; i++) dbl ? (((double *)a)[i] = rng_uniform(r)) : (((float *)a)[i] = (float)rng_uniform(r));
+    for (int64_t i = 0; i < nb; i++) dbl ? (((double *)b)[i] = rng_uniform(r)) : (((float *)b)[i] = (float)rng_uniform(r));
+    for (int64_t i = 0; i < nc; i++) dbl ? (((double *)c)[i] = rng_uniform(r)) : (((float *)c)[i] = (float)rng_uniform(r));
+    memcpy(want, c, nc * es);
+    pthread_mutex_lock(&ref_lock);
+    if (dbl) ref_dgemm(ta, tb, m, n, k, alpha, (double *)a, lda, (double *)b, ldb, beta, (double *)want, ldc);
+    else ref_sgemm(ta, tb, m, n, k, (float)alpha, (float *)a, lda, (float *)b, ldb, (float)beta, (float *)want, ldc);
+    pthread_mutex_unlock(&ref_lock);
+
+    void *pa = a, *pb = b, *pc = c;
+    if (where & 1) { pa = test_alloc(na * es, 0); test_copy(pa, a, na * es); }
+    if (where & 2) { pb = test_alloc(nb * es, 0); test_copy(pb, b, nb * es); }
+    if (where & 4) { pc = test_alloc(nc * es, 0); test_copy(pc, c, nc * es); }
+    int im = (int)m, in = (int)n, ik = (int)k, ilda = (int)lda, ildb = (int)ldb, ildc = (int)ldc;
+    if (dbl) dgemm_(&ta, &tb, &im, &in, &ik, &alpha, pa, &ilda, pb, &ildb, &beta, pc, &ildc, 1, 1);
+    else {
+        float fa = (float)alpha, fb = (float)beta;
+        sgemm_(&ta, &tb, &im, &in, &ik, &fa, pa, &ilda, pb, &ildb, &fb, pc, &ildc, 1, 1);
+    }
+    fastgemm_backend be = fastgemm_last_backend();
+    if (where & 4) test_copy(c, pc, nc * es);
+    if (where & 1) test_free(pa);
+    if (where & 2) test_free(pb);
+    if (where & 4) test_free(pc);
+
+    /* The netlib gauge: |error| <= (k + 2) eps (|alpha| k + |beta|), entries in [-1, 1). */
+    double eps = dbl ? DBL_EPSILON : FLT_EPSILON, tol = 2 * (k + 2) * eps * (fabs(alpha) * k + 1), worst = 0;
+    for (int64_t j = 0; j < n; j++)
+        for (int64_t i = 0; i < m; i++) {
+            int64_t x = i + j * ldc;
+            double got = dbl ? ((double *)c)[x] : ((float *)c)[x];
+            double ref = dbl ? ((double *)want)[x] : ((float *)want)[x];
+            double e = fabs(got - ref);
+            if (!(e <= worst)) worst = e;
+        }
+    /* Rows m..ldc-1 of C are never written. */
+    int pad_ok = 1;
+    for (int64_t j = 0; j < n; j++)
+        for (int64_t i = m; i < ldc; i++)
+            pad_ok &= !memcmp(c + (i + j * ldc) * es, want + (i + j * ldc) * es, es);
+    int ok = worst <= tol && pad_ok && be == FASTGEMM_BACKEND_GPU;
+    if (!ok)
+        printf("FAIL %s: %cgemm %c%c m=%lld n=%lld k=%lld where=%d err %.2e (bound %.2e) pad %s backend %s\n",
+               tag, dbl ? 'd' : 's', ta, tb, (long long)m, (long long)n, (long long)k, where, worst, tol,
+               pad_ok ? "ok" : "written", fastgemm_backend_name(be));
+    free(a), free(b), free(c), free(want);
+    return !ok;
+}
+
+static void *worker(void *arg)
+{
+    worker_t *w = arg;
+    rng_t r = {1000 + (uint64_t)w->id};
+    static const int64_t sizes[] = {1, 37, 128, 300, 513, 777};
+    for (int i = 0; i < CALLS; i++) {
+        char tag[32];
+        snprintf(tag, sizeof tag, "thread %d call %d", w->id, i);
+        int64_t m = sizes[rng_below(&r, 6)], n = sizes[rng_below(&r, 6)], k = sizes[rng_below(&r, 6)];
+        w->fails += one_call(&r, rng_below(&r, 2), (w->id + i) % 8, m, n, k, tag);
+    }
+    return NULL;
+}
+
+int main(int argc, char **argv)
+{
+    if (!test_gpu_present()) {
+        printf("no CUDA device: skipped\n");
+        return TEST_SKIP;
+    }
+    if (ref_init()) return 1;
+    int fails = 0;
+    if (argc > 1 && !strcmp(argv[1], "fork")) {
+        rng_t r = {7};
+        fails += one_call(&r, 0, 0, 700, 600, 500, "parent before fork");
+        fflush(stdout);
+        pid_t pid = fork();
+        if (pid == 0) {
+            /* The child: same checks, but the CPU computes (cpu-fallback under FASTGEMM_MODE=gpu). */
+            int cf = 0;
+            for (int i = 0; i < 3; i++) {
+                float a[64 * 64], b[64 * 64], c[64 * 64], want[64 * 64];
+                for (int j = 0; j < 64 * 64; j++) a[j] = (float)rng_uniform(&r), b[j] = (float)rng_uniform(&r);
+                memset(want, 0, sizeof want);
+                ref_sgemm('N', 'N', 64, 64, 64, 1, a, 64, b, 64, 0, want, 64);
+                fastgemm_sgemm(FASTGEMM_OP_N, FASTGEMM_OP_N, 64, 64, 64, 1, a, 64, b, 64, 0, c, 64);
+                for (int j = 0; j < 64 * 64; j++) cf += !(fabs(c[j] - want[j]) <= 1e-4);
+                cf += fastgemm_last_backend() != FASTGEMM_BACKEND_CPU_FALLBACK;
+            }
+            printf("child: %s\n", cf ? "FAIL" : "ok");
+            fflush(stdout);
+            _exit(cf != 0);
+        }
+        int status = 0;
+        if (pid < 0 || waitpid(pid, &status, 0) != pid || !WIFEXITED(status) || WEXITSTATUS(status)) {
+            printf("FAIL: the child did not exit cleanly (status %d)\n", status);
+            fails++;
+        }
+        fails += one_call(&r, 1, 0, 700, 600, 500, "parent after fork");
+        printf("test_threads fork: %s\n", fails ? "FAIL" : "ok");
+        return fails != 0;
+    }
+    pthread_t t[THREADS];
+    worker_t w[THREADS];
+    for (int i = 0; i < THREADS; i++) {
+        w[i] = (worker_t){i, 0};
+        pthread_create(&t[i], NULL, worker, &w[i]);
+    }
+    for (int i = 0; i < THREADS; i++) {
+        pthread_join(t[i], NULL);
+        fails += w[i].fails;
+    }
+    printf("test_threads: %d threads x %d calls, %d failed\n", THREADS, CALLS, fails);
+    return fails != 0;
+}
