@@ -173,8 +173,8 @@ static int gemm(const fg_gemm_args *g, double t0)
             fallback = "operands on different devices";
         } else if (fg_gpu_usable(&device)) {
             int rc = fg_gpu_gemm(g, &ops, device, why, sizeof why);
-            if (rc == FG_GPU_OK) {
-                finish(g, FASTGEMM_BACKEND_GPU, NULL, t0);
+            if (rc == FG_GPU_OK) { /* why: what the GPU side reports, if anything */
+                finish(g, FASTGEMM_BACKEND_GPU, why[0] ? why : NULL, t0);
                 return 0;
             }
             if (rc == FG_GPU_FINISHED_ON_CPU) {

@@ -28,6 +28,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include <algorithm>
 #include <deque>
@@ -37,6 +38,13 @@
 namespace {
 
 constexpr int MAX_DEVICES = 64;
+
+double now_s()
+{
+    timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
+}
 
 // ---- the device memory pool: the pipeline's buffers and the split-K workspaces ----
 
@@ -170,6 +178,7 @@ struct Job {
     int64_t r0, r1, c0, c1; // the region of C it computes
     int p, j;               // its row panel and column block
     int a_block;            // the row block of A copied in just before it, or -1
+    int b_block = -1;       // in core: the column block of B copied in just before it, or -1
     int64_t chunks = 0, queued = 0, saved = 0; // its copy out: chunks, enqueued, written to C
     bool launched = false;
     cudaEvent_t done = nullptr; // after its kernel
@@ -189,6 +198,7 @@ struct Pipeline {
     int panels;
     int64_t nblk_b;     // column blocks
     int b_slots, c_slots;
+    bool incore;        // A, B and C stay whole on the device (else panels and slots)
     char *dA = nullptr, *dB = nullptr, *dC = nullptr;
     // state
     std::vector<Job> jobs;
@@ -203,6 +213,9 @@ struct Pipeline {
     cudaError_t err = cudaSuccess;
     const char *failed_call = "";
     long launches = 0;
+    // for the trace line
+    double copy_s = 0, wait_s = 0;
+    size_t bytes_in = 0, bytes_out = 0;
 
     Pipeline(Context &c, const fg_gemm_args *g_, const fg_operands *o, int d)
         : cx(c), g(g_), ops(o), dev(d), es(fg_elem_size(g_->dt)), m(g_->m), n(g_->n), k(g_->k)
@@ -241,6 +254,7 @@ struct Pipeline {
             nblk_b = (n + nb - 1) / nb;
             if (need(m, nb, (int)nblk_b, (int)nblk_b) <= budget) { // in core: all of it stays
                 mp = m, panels = 1, b_slots = c_slots = (int)nblk_b;
+                incore = true;
                 return true;
             }
             // Out of core: the fewest panels that leave room for 2 B slots and 2 C slots.
@@ -253,6 +267,7 @@ struct Pipeline {
                 if (fixed + 2 * bblk > budget) continue;
                 mp = std::min(rows, m);
                 panels = (int)((m + mp - 1) / mp);
+                incore = false;
                 c_slots = cs;
                 b_slots = bblk ? (int)std::min<int64_t>(nblk_b, (int64_t)((budget - fixed) / bblk)) : 0;
                 return true;
@@ -261,8 +276,46 @@ struct Pipeline {
         }
     }
 
+    // In core: the blocks of A and B come in alternately (A_0, B_0, A_1, B_1, ...; an operand
+    // on the device has all its blocks from the start), and each arrival brings the kernels it
+    // makes possible: A_i times the B blocks present, the A blocks present times B_j. The work
+    // on hand grows with the square of the data in, so the GPU is soon busy. Kernels are at most
+    // 2 x 2 blocks, so that C comes out in pieces while the rest is computed.
+    void schedule_incore()
+    {
+        jobs.clear();
+        const int64_t nblk_a = (m + mb - 1) / mb;
+        int64_t ia = ha ? 0 : nblk_a, jb = hb ? 0 : nblk_b; // blocks present
+        int pending_a = -1;                                // in before the next kernel
+        auto add = [&](int64_t r0, int64_t r1, int64_t c0, int64_t c1, int a_blk, int b_blk) {
+            for (int64_t c = c0; c < c1; c += 2 * nb)
+                for (int64_t r = r0; r < r1; r += 2 * mb) {
+                    Job j = {r, std::min(r1, r + 2 * mb), c, std::min(c1, c + 2 * nb), 0, (int)(c / nb), a_blk};
+                    j.b_block = b_blk;
+                    jobs.push_back(j);
+                    a_blk = b_blk = -1;
+                }
+        };
+        if (!ha && !hb) { // only C is host memory: kernels by column blocks, C out as they end
+            for (int64_t j = 0; j < nblk_b; j++) add(0, m, j * nb, std::min(n, (j + 1) * nb), -1, -1);
+            return;
+        }
+        while (ia < nblk_a || jb < nblk_b) {
+            if (ia < nblk_a && (jb >= nblk_b || ia <= jb)) {
+                if (jb > 0) add(ia * mb, std::min(m, (ia + 1) * mb), 0, std::min(n, jb * nb), (int)ia, -1);
+                else pending_a = (int)ia;
+                ia++;
+            } else {
+                add(0, std::min(m, ia * mb), jb * nb, std::min(n, (jb + 1) * nb), pending_a, (int)jb);
+                pending_a = -1;
+                jb++;
+            }
+        }
+    }
+
     void schedule()
     {
+        if (incore) return schedule_incore();
         jobs.clear();
         const int64_t nblk_a = (m + mb - 1) / mb;
         for (int p = 0; p < panels; p++) {
@@ -305,8 +358,10 @@ struct Pipeline {
     {
         // Copies out first: they were enqueued after their kernel finished, so they are short.
         const int s = !in_down.empty() ? in_down.front() : !in_up.empty() ? in_up.front() : -1;
+        const double t0 = now_s();
         if (s >= 0) FG_TRY(cudaEventSynchronize(cx.slots[s].ev));
         else if (!to_download.empty()) FG_TRY(cudaEventSynchronize(jobs[to_download.front()].done));
+        wait_s += now_s() - t0;
         return true;
     }
     bool acquire(int *slot)
@@ -335,7 +390,10 @@ struct Pipeline {
             if (!acquire(&s)) return false;
             Slot &sl = cx.slots[s];
             const fg_copy2d cp = {sl.host, w, src + col * sld + off, sld, w, (size_t)nc};
+            const double t0 = now_s();
             fg_stage_copy(&cp);
+            copy_s += now_s() - t0;
+            bytes_in += w * nc;
             FG_TRY(cudaMemcpy2DAsync(dst + col * dld + off, dld, sl.host, w, w, nc, cudaMemcpyHostToDevice, cx.up));
             FG_TRY(cudaEventRecord(sl.ev, cx.up));
             in_up.push_back(s);
@@ -352,6 +410,7 @@ struct Pipeline {
             return (char *)g->c + (jb.r0 + jb.c0 * g->ldc) * es;
         }
         *ld = mp;
+        if (incore) return dC + (size_t)(jb.r0 + jb.c0 * mp) * es;
         return dC + ((size_t)c_slot(jb) * (size_t)(mp * nb) + (size_t)(jb.r0 - jb.p * mp)) * es;
     }
     // In core, C block j has slot j; out of core, blocks take the ring's slots in turn.
@@ -406,7 +465,10 @@ struct Pipeline {
         ch.chunk(sl.chunk, &col, &nc, &off, &w);
         const size_t hld = (size_t)g->ldc * es;
         const fg_copy2d cp = {c_host(jb) + col * hld + off, hld, sl.host, w, w, (size_t)nc};
+        const double t0 = now_s();
         fg_stage_copy(&cp);
+        copy_s += now_s() - t0;
+        bytes_out += w * nc;
         jb.saved++; // chunks come out in order
         sl.job = -1;
         free_slots.push_back(s);
@@ -440,6 +502,10 @@ struct Pipeline {
             *ld = g->ldb;
             return (const char *)g->b + (g->tb == 'N' ? c0 * g->ldb : c0) * es;
         }
+        if (incore) { // B whole, packed: k x n, or n x k for B^T
+            *ld = g->tb == 'N' ? k : n;
+            return dB + (g->tb == 'N' ? c0 * k : c0) * es;
+        }
         *ld = g->tb == 'N' ? k : nb;
         return b_slot_ptr(b_slot_of[j]);
     }
@@ -469,6 +535,15 @@ struct Pipeline {
         b_stamp[s] = stamp;
         FG_TRY(cudaStreamWaitEvent(cx.comp, b_ready[s], 0));
         return true;
+    }
+
+    bool upload_b_whole(int j)
+    {
+        const int64_t c0 = j * nb, c1 = std::min(n, c0 + nb);
+        const char *src = (const char *)g->b;
+        const size_t sld = (size_t)g->ldb * es;
+        if (g->tb == 'N') return upload(dB + c0 * k * es, k * es, src + c0 * sld, sld, k * es, c1 - c0, ev_in);
+        return upload(dB + c0 * es, n * es, src + c0 * es, sld, (c1 - c0) * es, k, ev_in);
     }
 
     bool launch(Job &jb)
@@ -501,8 +576,8 @@ struct Pipeline {
                         : cudaMallocAsync(reinterpret_cast<void **>(p), bytes, cx.comp);
         };
         FG_TRY(get(&dA, ha ? es * (size_t)(mp * k) : 0));
-        FG_TRY(get(&dB, hb ? es * (size_t)b_slots * (size_t)(k * nb) : 0));
-        FG_TRY(get(&dC, hc ? es * (size_t)c_slots * (size_t)(mp * nb) : 0));
+        FG_TRY(get(&dB, hb ? es * (incore ? (size_t)(k * n) : (size_t)b_slots * (size_t)(k * nb)) : 0));
+        FG_TRY(get(&dC, hc ? es * (incore ? (size_t)(m * n) : (size_t)c_slots * (size_t)(mp * nb)) : 0));
         FG_TRY(cudaEventRecord(ev_alloc, cx.comp));
         FG_TRY(cudaStreamWaitEvent(cx.up, ev_alloc, 0));
         FG_TRY(cudaStreamWaitEvent(cx.down, ev_alloc, 0));
@@ -573,7 +648,16 @@ struct Pipeline {
 
         for (int ji = 0; ji < (int)jobs.size(); ji++) {
             Job &jb = jobs[ji];
-            const bool new_block = ji == 0 || jobs[ji - 1].p != jb.p || jobs[ji - 1].j != jb.j;
+            const bool new_block = !incore && (ji == 0 || jobs[ji - 1].p != jb.p || jobs[ji - 1].j != jb.j);
+            if (incore && jb.b_block >= 0) {
+                if (jb.a_block >= 0) { // A_0 came first
+                    if (!upload_a(jb.r0, std::min(m, jb.r0 + mb), jb.p)) return false;
+                    FG_TRY(cudaStreamWaitEvent(cx.comp, ev_in, 0));
+                    jb.a_block = -1;
+                }
+                if (!upload_b_whole(jb.b_block)) return false;
+                FG_TRY(cudaStreamWaitEvent(cx.comp, ev_in, 0));
+            }
             if (new_block) {
                 if (hc) { // the C slot's last tenant must be on its way out before it is reused
                     const int cs = c_slot(jb);
@@ -590,7 +674,7 @@ struct Pipeline {
                 if (ha && ji > 0 && jobs[ji - 1].p != jb.p) FG_TRY(cudaStreamWaitEvent(cx.up, jobs[ji - 1].done, 0));
             }
             if (jb.a_block >= 0) {
-                if (!upload_a(jb.r0, jb.r1, jb.p)) return false;
+                if (!upload_a(jb.a_block * mb, std::min(m, (jb.a_block + 1) * mb), jb.p)) return false;
                 FG_TRY(cudaStreamWaitEvent(cx.comp, ev_in, 0));
             }
             if (hc && reads_c) {
@@ -601,9 +685,9 @@ struct Pipeline {
                 FG_TRY(cudaStreamWaitEvent(cx.comp, ev_in, 0));
             }
             if (!launch(jb)) return false;
-            if (hb) b_last_job[b_slot_of[jb.j]] = ji;
+            if (hb && !incore) b_last_job[b_slot_of[jb.j]] = ji;
             if (hc) {
-                c_last_job[c_slot(jb)] = ji;
+                if (!incore) c_last_job[c_slot(jb)] = ji;
                 to_download.push_back(ji);
             }
             if (!poll()) return false;
@@ -705,7 +789,19 @@ int fg_offload_gemm(const fg_gemm_args *g, const fg_operands *ops, int dev, bool
         return FG_GPU_FAILED;
     }
     Pipeline pl(cx, g, ops, dev);
-    if (pl.execute()) return FG_GPU_OK;
+    const double t0 = now_s();
+    if (pl.execute()) {
+        // For the trace line: how the call was cut, and where the host's time went.
+        const double t = now_s() - t0;
+        snprintf(why, whylen,
+                 "pipeline: blocks %lldx%lld, %s, %zu kernels; host copies %.0f MB in, %.0f MB out, "
+                 "%.1f ms at %.1f GB/s; waits %.1f ms; %.1f ms",
+                 (long long)pl.mb, (long long)pl.nb, pl.incore ? "in core" : "out of core",
+                 pl.jobs.size(), pl.bytes_in / 1e6, pl.bytes_out / 1e6, pl.copy_s * 1e3,
+                 pl.copy_s > 0 ? (pl.bytes_in + pl.bytes_out) / pl.copy_s * 1e-9 : 0.0, pl.wait_s * 1e3,
+                 t * 1e3);
+        return FG_GPU_OK;
+    }
 
     // Stop everything in flight before the buffers are reused or C is touched.
     cudaGetLastError();

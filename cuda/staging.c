@@ -3,7 +3,9 @@
  * machine, 16 reach ~45 GB/s, so the pipeline's staging runs on a pool of threads. The pool is
  * started at the first copy large enough to share, sized to the CPUs this process may use, and
  * runs one copy at a time: concurrent GEMM calls take turns rather than multiply the threads.
- * The pool's threads sleep when idle; after fork() the child starts a pool of its own. */
+ * The pool's threads sleep when idle; after fork() the child starts a pool of its own.
+ * Plain memcpy: non-temporal stores were slower here (H200 host: dgemm_ n = 8192 staged at
+ * 50 GB/s with them, 64 GB/s without). */
 #define _GNU_SOURCE
 #include "staging.h"
 
