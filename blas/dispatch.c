@@ -104,6 +104,9 @@ static double now_s(void)
     return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
 }
 
+/* The cost model's predictions for the call (negative: none), for its trace line. */
+static _Thread_local double pred_cpu = -1, pred_gpu = -1;
+
 static void finish(const fg_gemm_args *g, fastgemm_backend b, const char *why, double t0)
 {
     last_backend = b;
@@ -111,12 +114,14 @@ static void finish(const fg_gemm_args *g, fastgemm_backend b, const char *why, d
     double dt = now_s() - t0;
     double flops = 2.0 * (double)g->m * (double)g->n * (double)g->k;
     double gflops = (b == FASTGEMM_BACKEND_NONE || dt <= 0) ? 0.0 : flops / dt * 1e-9;
-    char line[512];
+    char line[640], pred[96] = "";
+    if (pred_cpu >= 0)
+        snprintf(pred, sizeof pred, " predicted cpu=%.3f ms gpu=%.3f ms", pred_cpu * 1e3, pred_gpu * 1e3);
     int len = snprintf(line, sizeof line,
                        "fastgemm: %s %c%c m=%lld n=%lld k=%lld backend=%s time=%.3f ms "
-                       "%.1f GFLOP/s%s%s%s\n",
+                       "%.1f GFLOP/s%s%s%s%s\n",
                        g->name, g->ta, g->tb, (long long)g->m, (long long)g->n, (long long)g->k,
-                       fastgemm_backend_name(b), dt * 1e3, gflops, why ? " (" : "",
+                       fastgemm_backend_name(b), dt * 1e3, gflops, pred, why ? " (" : "",
                        why ? why : "", why ? ")" : "");
     if (len > (int)sizeof line - 1) {
         len = (int)sizeof line - 1;
@@ -127,14 +132,6 @@ static void finish(const fg_gemm_args *g, fastgemm_backend b, const char *why, d
     (void)w;
 }
 
-/* FASTGEMM_MODE=auto, until the calibrated cost model exists: the GPU takes host operands when
- * the problem is large in every dimension, where the copies are paid for several times over. */
-static int auto_wants_gpu(const fg_gemm_args *g)
-{
-    return g->m >= 512 && g->n >= 512 && g->k >= 512 &&
-           (double)g->m * (double)g->n * (double)g->k >= 1e9;
-}
-
 void fg_gemm_rejected(void) { last_backend = FASTGEMM_BACKEND_NONE; }
 
 static int gemm(const fg_gemm_args *g, double t0);
@@ -142,6 +139,7 @@ static int gemm(const fg_gemm_args *g, double t0);
 int fg_gemm(const fg_gemm_args *g)
 {
     double t0 = now_s();
+    pred_cpu = pred_gpu = -1;
     if (fg_quick_return(g)) {
         finish(g, FASTGEMM_BACKEND_NONE, NULL, t0);
         return 0;
@@ -161,10 +159,14 @@ static int gemm(const fg_gemm_args *g, double t0)
     int on_device = ops.a == FG_MEM_DEVICE || ops.b == FG_MEM_DEVICE || ops.c == FG_MEM_DEVICE;
     int managed = ops.a == FG_MEM_MANAGED || ops.b == FG_MEM_MANAGED || ops.c == FG_MEM_MANAGED;
 
-    /* Device operands cannot be read by the CPU BLAS: they go to the GPU in every mode. */
-    int want_gpu = on_device || cfg->mode == FG_MODE_GPU ||
-                   (cfg->mode == FG_MODE_AUTO && (managed || auto_wants_gpu(g)));
     int device = ops.device >= 0 ? ops.device : cfg->device;
+    /* Device operands cannot be read by the CPU BLAS: they go to the GPU in every mode. Host
+     * operands in auto mode go where the cost model (blas/model.c) predicts the shorter time. */
+    int want_gpu = on_device || cfg->mode == FG_MODE_GPU || (cfg->mode == FG_MODE_AUTO && managed);
+    if (!want_gpu && cfg->mode == FG_MODE_AUTO)
+        want_gpu = fg_model_wants_gpu(g, &ops, device, &pred_cpu, &pred_gpu);
+    else
+        fg_model_predict(g, &ops, &pred_cpu, &pred_gpu);
     const char *fallback = NULL;
     char why[256] = "";
 
@@ -216,6 +218,7 @@ int fg_gemm_async(const fg_gemm_args *g, void *stream)
 {
     const fg_config *cfg = fg_get_config();
     double t0 = now_s();
+    pred_cpu = pred_gpu = -1;
     if (fg_quick_return(g)) {
         finish(g, FASTGEMM_BACKEND_NONE, NULL, t0);
         return 0;

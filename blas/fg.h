@@ -67,6 +67,7 @@ typedef struct {
 /* cpu_ref/cpu_blas.c: the CPU side, on host (or managed) memory. */
 FG_HIDDEN void fg_cpu_gemm(const fg_gemm_args *g);
 FG_HIDDEN void fg_host_scale_c(const fg_gemm_args *g); /* C = beta*C; beta = 0 writes zeros */
+FG_HIDDEN const char *fg_cpu_blas_name(void); /* the file the CPU BLAS came from */
 /* The next definition of a symbol after libfastgemm in the process (never our own), or NULL. */
 FG_HIDDEN void *fg_next_symbol(const char *name);
 
@@ -89,12 +90,22 @@ FG_HIDDEN int fg_gpu_gemm(const fg_gemm_args *g, const fg_operands *ops, int dev
  * 0, or nonzero with a one-line reason (nothing was enqueued). */
 FG_HIDDEN int fg_gpu_gemm_async(const fg_gemm_args *g, int device, void *stream, char *why,
                                 size_t whylen);
+/* The name of device `device` (cudaDeviceProp.name), or "" */
+FG_HIDDEN void fg_gpu_name(int device, char *name, size_t len);
 /* The device a stream belongs to (-1: the NULL stream, or unknown). */
 FG_HIDDEN int fg_gpu_stream_device(void *stream);
 /* After a GPU failure with device operands: copies them to the host, runs the CPU BLAS, and
  * copies C back. Returns 0, or -1 when the device memory cannot be read any more. */
 FG_HIDDEN int fg_gpu_staged_cpu_gemm(const fg_gemm_args *g, const fg_operands *ops, char *why,
                                      size_t whylen);
+
+/* blas/model.c: FASTGEMM_MODE=auto's cost model for host operands. Fills the predicted
+ * seconds on each side (negative: no prediction) and returns 1 when the GPU should run g. */
+FG_HIDDEN int fg_model_wants_gpu(const fg_gemm_args *g, const fg_operands *ops, int device,
+                                 double *t_cpu, double *t_gpu);
+/* The predictions alone, from a profile already loaded (no calibration): 0, or -1. */
+FG_HIDDEN int fg_model_predict(const fg_gemm_args *g, const fg_operands *ops, double *t_cpu,
+                               double *t_gpu);
 
 /* blas/dispatch.c: the settings, read once from the environment. */
 typedef enum { FG_MODE_AUTO = 0, FG_MODE_GPU, FG_MODE_CPU } fg_mode;

@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <pthread.h>
 #include <stdlib.h>
+#include <string.h>
 
 #define F77_GEMM_TYPE(NAME, T, INT)                                                            \
     typedef void (*NAME)(const char *, const char *, const INT *, const INT *, const INT *,   \
@@ -134,6 +135,16 @@ static int fits_int(const fg_gemm_args *g)
             NAIVE(g);                                                                          \
         }                                                                                      \
     } while (0)
+
+const char *fg_cpu_blas_name(void)
+{
+    pthread_once(&blas_once, resolve);
+    Dl_info info;
+    void *f = blas.d ? (void *)blas.d : (void *)blas.d64;
+    if (!f || !dladdr(f, &info) || !info.dli_fname) return "builtin-loops";
+    const char *slash = strrchr(info.dli_fname, '/');
+    return slash ? slash + 1 : info.dli_fname;
+}
 
 void fg_cpu_gemm(const fg_gemm_args *g)
 {

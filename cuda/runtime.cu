@@ -200,6 +200,17 @@ fail:
     return c_written ? FG_GPU_FAILED_C_WRITTEN : FG_GPU_FAILED;
 }
 
+void fg_gpu_name(int device, char *name, size_t len)
+{
+    cudaDeviceProp p;
+    if (cudaGetDeviceProperties(&p, device) != cudaSuccess) {
+        cudaGetLastError();
+        snprintf(name, len, "%s", "");
+        return;
+    }
+    snprintf(name, len, "%s", p.name);
+}
+
 int fg_gpu_stream_device(void *stream)
 {
     int dev = -1;

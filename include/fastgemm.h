@@ -59,6 +59,12 @@ const char *fastgemm_version(void);
 fastgemm_backend fastgemm_last_backend(void);
 /* "none", "cpu", "gpu", "cpu-fallback" */
 const char *fastgemm_backend_name(fastgemm_backend b);
+/* Measures this machine for FASTGEMM_MODE=auto (CPU BLAS and GPU times of square calls up to
+ * n = 2048, the GPU path's fixed cost and copy rate; about a second) and stores the profile
+ * in $XDG_CACHE_HOME/fastgemm (else ~/.cache/fastgemm), where later processes find it. Without
+ * one, the first call large enough to need it makes a shorter measurement. verbose: print the
+ * table to stdout. 0, or -1 (no usable GPU, or the profile could not be written). */
+int fastgemm_calibrate(int verbose);
 
 #ifdef __cplusplus
 }

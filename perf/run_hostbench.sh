@@ -29,7 +29,9 @@ NVBLAS_TILE_DIM 2048
 NVBLAS_AUTOPIN_MEM_ENABLED
 CONF
 echo "OpenBLAS: $OPENBLAS; NVBLAS: $NVBLAS" >&2
-bench fastgemm_auto "$FG" FASTGEMM_MODE=auto
-bench fastgemm_gpu "$FG" FASTGEMM_MODE=gpu
+# The auto mode with this machine's profile, measured first (as a user would).
+"$BUILD/fastgemm-calibrate" > "$OUT/calibrate.log" 2>&1
+bench fastgemm_auto "$FG" FASTGEMM_MODE=auto FASTGEMM_TRACE="$OUT/trace_auto.log"
+bench fastgemm_gpu "$FG" FASTGEMM_MODE=gpu FASTGEMM_TRACE="$OUT/trace_gpu.log"
 bench nvblas "$NVBLAS" NVBLAS_CONFIG_FILE="$OUT/nvblas.conf"
 bench openblas "$OPENBLAS"

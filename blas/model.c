@@ -1,0 +1,337 @@
+/* model.c: FASTGEMM_MODE=auto's choice between the CPU BLAS and the GPU for host operands.
+ *
+ * A cost model of this machine, per precision:
+ *     t_cpu = F / r_cpu(F)
+ *     t_gpu = t0 + max(bytes / bw, F / r_gpu(F))
+ * F: the call's flops (2mnk); bytes: what crosses PCIe (host A and B in, C out, and in too when
+ * beta != 0); r_cpu, r_gpu: the rates of square calls measured on this machine (host operands,
+ * the whole call timed), interpolated in log F and held at the ends; t0: the GPU path's fixed
+ * cost per call; bw: the pipeline's copy rate, from a call that is nearly all copying.
+ *
+ * The profile is measured by fastgemm_calibrate() (the fastgemm-calibrate tool), or, where
+ * there is none, by a short run at the first call large enough to need it. It is kept in
+ * $XDG_CACHE_HOME/fastgemm (else ~/.cache/fastgemm) under a name made of the GPU, the CPU, the
+ * CPU BLAS and the CPUs the process may use, and read back by later processes. */
+#define _GNU_SOURCE
+#include "fg.h"
+
+#include <fastgemm.h>
+
+#include <ctype.h>
+#include <errno.h>
+#include <math.h>
+#include <pthread.h>
+#include <sched.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#define NPTS 11
+static const int64_t sizes[NPTS] = {32, 64, 128, 192, 256, 384, 512, 768, 1024, 1536, 2048};
+#define QUICK_NPTS 9 /* the first-use run stops at 1024 and times each point twice */
+/* Below this many flops (a 128^3 call) the CPU is always faster than a GPU call's fixed cost:
+ * no model, no CUDA. */
+#define FG_MODEL_MIN_FLOPS 4e6
+
+typedef struct {
+    double t0[2]; /* seconds */
+    double bw;    /* bytes per second */
+    double cpu[2][NPTS], gpu[2][NPTS]; /* seconds per call of sizes[i]^3; 0: not measured */
+} profile_t;
+
+static profile_t prof;
+static int prof_state; /* 0: not yet, 1: ready, -1: none to be had (GPU failed) */
+static pthread_mutex_t prof_lock = PTHREAD_MUTEX_INITIALIZER;
+
+static double now_s(void)
+{
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
+}
+
+/* ---- where the profile lives ---- */
+
+static void append_key(char *key, size_t len, const char *part)
+{
+    size_t n = strlen(key);
+    if (n && n + 1 < len) key[n++] = '_';
+    for (; *part && n + 1 < len; part++) {
+        char c = *part;
+        if (!isalnum((unsigned char)c)) c = '-';
+        if (c == '-' && n && (key[n - 1] == '-' || key[n - 1] == '_')) continue;
+        key[n++] = c;
+    }
+    key[n] = 0;
+}
+
+/* "" when there is no cache directory to be had. */
+static void profile_path(int device, char *path, size_t len)
+{
+    const char *xdg = getenv("XDG_CACHE_HOME"), *home = getenv("HOME");
+    char dir[1024];
+    path[0] = 0;
+    if (xdg && *xdg) snprintf(dir, sizeof dir, "%s/fastgemm", xdg);
+    else if (home && *home) snprintf(dir, sizeof dir, "%s/.cache/fastgemm", home);
+    else return;
+
+    char key[512] = "", gpu[256], cpu[256] = "cpu", line[512];
+    fg_gpu_name(device, gpu, sizeof gpu);
+    FILE *f = fopen("/proc/cpuinfo", "r");
+    while (f && fgets(line, sizeof line, f)) {
+        char *colon = strchr(line, ':');
+        if (!strncmp(line, "model name", 10) && colon) {
+            snprintf(cpu, sizeof cpu, "%s", colon + 2);
+            cpu[strcspn(cpu, "\n")] = 0;
+            break;
+        }
+    }
+    if (f) fclose(f);
+    cpu_set_t set;
+    int ncpu = sched_getaffinity(0, sizeof set, &set) == 0 ? CPU_COUNT(&set) : 0;
+    char count[64];
+    const char *threads = getenv("OPENBLAS_NUM_THREADS");
+    snprintf(count, sizeof count, "%dcpus%s%s", ncpu, threads && *threads ? "-t" : "",
+             threads && *threads ? threads : "");
+    append_key(key, sizeof key, gpu[0] ? gpu : "gpu");
+    append_key(key, sizeof key, cpu);
+    append_key(key, sizeof key, fg_cpu_blas_name());
+    append_key(key, sizeof key, count);
+    snprintf(path, len, "%s/%s.profile", dir, key);
+}
+
+static int make_dirs(const char *path) /* every folder above path's last component */
+{
+    char p[1200];
+    snprintf(p, sizeof p, "%s", path);
+    for (char *s = p + 1; *s; s++) {
+        if (*s != '/') continue;
+        *s = 0;
+        if (mkdir(p, 0755) != 0 && errno != EEXIST) return -1;
+        *s = '/';
+    }
+    return 0;
+}
+
+static int save(const profile_t *p, const char *path)
+{
+    if (!path[0] || make_dirs(path) != 0) return -1;
+    char tmp[1300];
+    snprintf(tmp, sizeof tmp, "%s.%d.tmp", path, (int)getpid());
+    FILE *f = fopen(tmp, "w");
+    if (!f) return -1;
+    fprintf(f, "fastgemm-profile 1\nt0 %.9g %.9g\nbw %.9g\n", p->t0[0], p->t0[1], p->bw);
+    static const char *const names[4] = {"cpu_s", "cpu_d", "gpu_s", "gpu_d"};
+    for (int r = 0; r < 4; r++) {
+        const double *t = r < 2 ? p->cpu[r] : p->gpu[r - 2];
+        fprintf(f, "%s", names[r]);
+        for (int i = 0; i < NPTS; i++) fprintf(f, " %.9g", t[i]);
+        fputc('\n', f);
+    }
+    int bad = ferror(f);
+    bad |= fclose(f) != 0;
+    if (bad || rename(tmp, path) != 0) {
+        unlink(tmp);
+        return -1;
+    }
+    return 0;
+}
+
+static int load(profile_t *p, const char *path)
+{
+    FILE *f = path[0] ? fopen(path, "r") : NULL;
+    if (!f) return -1;
+    char word[32];
+    int version = 0, got = 0;
+    if (fscanf(f, "%31s %d", word, &version) != 2 || strcmp(word, "fastgemm-profile") || version != 1) {
+        fclose(f);
+        return -1;
+    }
+    while (fscanf(f, "%31s", word) == 1) {
+        double *dst = NULL;
+        int count = NPTS;
+        if (!strcmp(word, "t0")) dst = p->t0, count = 2;
+        else if (!strcmp(word, "bw")) dst = &p->bw, count = 1;
+        else if (!strcmp(word, "cpu_s")) dst = p->cpu[0];
+        else if (!strcmp(word, "cpu_d")) dst = p->cpu[1];
+        else if (!strcmp(word, "gpu_s")) dst = p->gpu[0];
+        else if (!strcmp(word, "gpu_d")) dst = p->gpu[1];
+        if (!dst) break;
+        for (int i = 0; i < count; i++)
+            if (fscanf(f, "%lf", &dst[i]) != 1 || !(dst[i] >= 0)) goto out;
+        got++;
+    }
+out:
+    fclose(f);
+    return got == 6 && p->bw > 0 && p->t0[0] > 0 && p->t0[1] > 0 ? 0 : -1;
+}
+
+/* ---- measuring it ---- */
+
+/* The best of `reps` timed calls after one untimed; -1 when the GPU failed. */
+static double best_time(const fg_gemm_args *g, int gpu, int device, int reps)
+{
+    fg_operands ops = {FG_MEM_HOST, FG_MEM_HOST, FG_MEM_HOST, -1};
+    char why[256];
+    double best = INFINITY;
+    for (int r = 0; r <= reps; r++) {
+        double t = now_s();
+        if (gpu) {
+            if (fg_gpu_gemm(g, &ops, device, why, sizeof why) != FG_GPU_OK) return -1;
+        } else {
+            fg_cpu_gemm(g);
+        }
+        t = now_s() - t;
+        if (r > 0 && t < best) best = t;
+    }
+    return best;
+}
+
+static int measure(profile_t *p, int device, int quick, int verbose)
+{
+    const int npts = quick ? QUICK_NPTS : NPTS, reps = quick ? 2 : 5;
+    const int64_t nmax = sizes[npts - 1], big = 4096;
+    /* A and B: nmax^2 doubles; C: the copy-rate call's big x big floats, more than nmax^2. */
+    double *a = malloc(sizeof(double) * nmax * nmax), *b = malloc(sizeof(double) * nmax * nmax);
+    float *c = malloc(sizeof(float) * big * big);
+    int rc = -1;
+    if (!a || !b || !c) goto out;
+    for (int64_t i = 0; i < nmax * nmax; i++) a[i] = b[i] = 1e-3 * (double)(i % 17);
+    memset(c, 0, sizeof(float) * big * big);
+    memset(p, 0, sizeof *p);
+    for (int dt = 0; dt < 2; dt++) {
+        if (verbose) printf("%s: %6s %12s %12s\n", dt ? "dgemm_" : "sgemm_", "n", "cpu ms", "gpu ms");
+        for (int i = 0; i < npts; i++) {
+            int64_t n = sizes[i];
+            fg_gemm_args g = {dt ? FG_F64 : FG_F32, 'N', 'N', n, n, n, n, n, n, 1.0, 0.0, a, b, c, "calibrate"};
+            p->cpu[dt][i] = best_time(&g, 0, device, reps);
+            p->gpu[dt][i] = best_time(&g, 1, device, reps);
+            if (p->gpu[dt][i] < 0) goto out;
+            if (verbose)
+                printf("        %6lld %12.4f %12.4f  %s\n", (long long)n, p->cpu[dt][i] * 1e3,
+                       p->gpu[dt][i] * 1e3, p->cpu[dt][i] <= p->gpu[dt][i] ? "cpu" : "gpu");
+        }
+        p->t0[dt] = p->gpu[dt][0]; /* a 32^3 call: all fixed cost */
+    }
+    /* The copy rate: C (big x big floats) comes out, A and B are thin. */
+    fg_gemm_args g = {FG_F32, 'N', 'N', big, big, 16, big, 16, big, 1.0, 0.0, a, b, c, "calibrate"};
+    double t = best_time(&g, 1, device, reps);
+    if (t < 0) goto out;
+    double bytes = 4.0 * (double)(big * big + 2 * big * 16);
+    p->bw = bytes / fmax(t - p->t0[0], 1e-6);
+    if (verbose)
+        printf("GPU fixed cost per call: %.3f ms (sgemm_), %.3f ms (dgemm_); copy rate %.1f GB/s\n",
+               p->t0[0] * 1e3, p->t0[1] * 1e3, p->bw * 1e-9);
+    rc = 0;
+out:
+    free(a);
+    free(b);
+    free(c);
+    return rc;
+}
+
+/* Loads the profile, or measures and saves it; with the lock held. */
+static int ready(int device, int quick, int verbose)
+{
+    if (prof_state != 0) return prof_state;
+    char path[1200];
+    profile_path(device, path, sizeof path);
+    if (load(&prof, path) == 0) return prof_state = 1;
+    if (measure(&prof, device, quick, verbose) != 0) return prof_state = -1;
+    if (save(&prof, path) != 0 && path[0])
+        fg_warn("the GPU/CPU cost profile cannot be written to %s", path);
+    return prof_state = 1;
+}
+
+/* ---- using it ---- */
+
+/* The rate at F flops from the times of the square calls (less `fixed`), interpolated in
+ * log-log between measured points and held at the ends. */
+static double rate(const double *t, double fixed, double F)
+{
+    double lf0 = 0, lr0 = 0;
+    int have = 0;
+    for (int i = 0; i < NPTS; i++) {
+        if (!(t[i] > 0)) continue;
+        double f = 2.0 * (double)sizes[i] * (double)sizes[i] * (double)sizes[i];
+        double lf = log(f), lr = log(f / fmax(t[i] - fixed, 1e-7));
+        if (!have) {
+            if (F <= f) return exp(lr);
+        } else if (F <= f) {
+            return exp(lr0 + (lr - lr0) * (log(F) - lf0) / (lf - lf0));
+        }
+        lf0 = lf, lr0 = lr, have = 1;
+    }
+    return have ? exp(lr0) : 0;
+}
+
+static void predict(const fg_gemm_args *g, const fg_operands *ops, double *tc, double *tg)
+{
+    const int dt = g->dt == FG_F64;
+    const double es = (double)fg_elem_size(g->dt), m = (double)g->m, n = (double)g->n, k = (double)g->k;
+    const int ab = fg_reads_ab(g);
+    const double F = ab ? 2 * m * n * k : m * n;
+    double bytes = 0;
+    if (ab && ops->a == FG_MEM_HOST) bytes += es * m * k;
+    if (ab && ops->b == FG_MEM_HOST) bytes += es * k * n;
+    if (ops->c == FG_MEM_HOST) bytes += es * m * n * (g->beta != 0 ? 2 : 1);
+    *tc = F / rate(prof.cpu[dt], 0, F);
+    *tg = prof.t0[dt] + fmax(bytes / prof.bw, F / rate(prof.gpu[dt], prof.t0[dt], F));
+}
+
+int fg_model_wants_gpu(const fg_gemm_args *g, const fg_operands *ops, int device, double *t_cpu,
+                       double *t_gpu)
+{
+    *t_cpu = *t_gpu = -1;
+    /* Small calls, and C = beta*C, stay on the CPU: predicted only if a profile is at hand. */
+    if (!fg_reads_ab(g) || 2.0 * (double)g->m * (double)g->n * (double)g->k < FG_MODEL_MIN_FLOPS) {
+        fg_model_predict(g, ops, t_cpu, t_gpu);
+        return 0;
+    }
+    if (!fg_gpu_usable(&device)) return 0;
+    pthread_mutex_lock(&prof_lock);
+    int ok = ready(device, 1, 0) == 1;
+    pthread_mutex_unlock(&prof_lock);
+    if (!ok) return 0;
+    predict(g, ops, t_cpu, t_gpu);
+    return *t_gpu < *t_cpu;
+}
+
+int fg_model_predict(const fg_gemm_args *g, const fg_operands *ops, double *t_cpu, double *t_gpu)
+{
+    *t_cpu = *t_gpu = -1;
+    pthread_mutex_lock(&prof_lock);
+    int ok = prof_state == 1;
+    pthread_mutex_unlock(&prof_lock);
+    if (ok) predict(g, ops, t_cpu, t_gpu);
+    return ok ? 0 : -1;
+}
+
+FG_EXPORT int fastgemm_calibrate(int verbose)
+{
+    int device = fg_get_config()->device;
+    if (!fg_gpu_usable(&device)) {
+        if (verbose) printf("no usable CUDA device: nothing to calibrate (every call runs on the CPU)\n");
+        return -1;
+    }
+    char path[1200];
+    profile_path(device, path, sizeof path);
+    pthread_mutex_lock(&prof_lock);
+    profile_t p;
+    int rc = measure(&p, device, 0, verbose);
+    if (rc == 0) {
+        prof = p;
+        prof_state = 1;
+        if (save(&p, path) != 0) {
+            fg_warn("the GPU/CPU cost profile cannot be written to %s", path[0] ? path : "(no cache directory)");
+            rc = -1;
+        } else if (verbose) {
+            printf("profile: %s\n", path);
+        }
+    }
+    pthread_mutex_unlock(&prof_lock);
+    return rc;
+}

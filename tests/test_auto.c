@@ -1,0 +1,96 @@
+/* test_auto.c: FASTGEMM_MODE=auto's cost model (gpu label; XDG_CACHE_HOME points at an empty
+ * folder of the build tree).
+ *   test_auto calibrate   fastgemm_calibrate() writes the profile; then a small call runs on
+ *                         the CPU, large ones on the GPU, all right, each traced with both
+ *                         predictions.
+ *   test_auto first-use   no profile: the first large call measures a short one and stores it.
+ * FASTGEMM_TRACE names $XDG_CACHE_HOME/trace.txt: every line there has the predictions. */
+#include "../cpu_ref/ref.h"
+#include "testutil.h"
+
+#include <dirent.h>
+#include <float.h>
+
+static int profiles(void) /* files in $XDG_CACHE_HOME/fastgemm */
+{
+    char dir[1024];
+    snprintf(dir, sizeof dir, "%s/fastgemm", getenv("XDG_CACHE_HOME"));
+    DIR *d = opendir(dir);
+    int n = 0;
+    for (struct dirent *e; d && (e = readdir(d));) n += strstr(e->d_name, ".profile") != NULL;
+    if (d) closedir(d);
+    return n;
+}
+
+static int call(int64_t n, int dbl, fastgemm_backend want)
+{
+    size_t es = dbl ? 8 : 4, bytes = es * (size_t)(n * n);
+    char *a = malloc(bytes), *b = malloc(bytes), *c = malloc(bytes), *ref = malloc(bytes);
+    rng_t r = {(uint64_t)n};
+    for (int64_t i = 0; i < n * n; i++) {
+        if (dbl) ((double *)a)[i] = rng_uniform(&r), ((double *)b)[i] = rng_uniform(&r);
+        else ((float *)a)[i] = (float)rng_uniform(&r), ((float *)b)[i] = (float)rng_uniform(&r);
+    }
+    if (dbl) {
+        ref_dgemm('N', 'N', n, n, n, 1, (double *)a, n, (double *)b, n, 0, (double *)ref, n);
+        fastgemm_dgemm(FASTGEMM_OP_N, FASTGEMM_OP_N, n, n, n, 1, (double *)a, n, (double *)b, n, 0, (double *)c, n);
+    } else {
+        ref_sgemm('N', 'N', n, n, n, 1, (float *)a, n, (float *)b, n, 0, (float *)ref, n);
+        fastgemm_sgemm(FASTGEMM_OP_N, FASTGEMM_OP_N, n, n, n, 1, (float *)a, n, (float *)b, n, 0, (float *)c, n);
+    }
+    fastgemm_backend got = fastgemm_last_backend();
+    double worst = 0, tol = 2.0 * (n + 2) * (dbl ? DBL_EPSILON : FLT_EPSILON) * n;
+    for (int64_t i = 0; i < n * n; i++) {
+        double e = dbl ? fabs(((double *)c)[i] - ((double *)ref)[i]) : fabs(((float *)c)[i] - ((float *)ref)[i]);
+        if (!(e <= worst)) worst = e;
+    }
+    int ok = got == want && worst <= tol;
+    printf("%cgemm n=%-5lld backend=%-4s (want %s) max err %.1e  %s\n", dbl ? 'd' : 's', (long long)n,
+           fastgemm_backend_name(got), fastgemm_backend_name(want), worst, ok ? "ok" : "FAIL");
+    free(a), free(b), free(c), free(ref);
+    return !ok;
+}
+
+int main(int argc, char **argv)
+{
+    if (!test_gpu_present()) {
+        printf("no CUDA device: skipped\n");
+        return TEST_SKIP;
+    }
+    if (argc < 2 || !getenv("XDG_CACHE_HOME") || ref_init()) return 2;
+    int fails = 0;
+    if (profiles() != 0) {
+        printf("FAIL: XDG_CACHE_HOME already holds a profile\n");
+        return 1;
+    }
+    if (!strcmp(argv[1], "calibrate")) {
+        if (fastgemm_calibrate(1) != 0) {
+            printf("FAIL: fastgemm_calibrate\n");
+            return 1;
+        }
+        fails += profiles() != 1;
+        for (int dbl = 0; dbl < 2; dbl++) {
+            fails += call(64, dbl, FASTGEMM_BACKEND_CPU);   /* below the model: CPU */
+            fails += call(128, dbl, FASTGEMM_BACKEND_CPU);  /* the model: a GPU call costs more */
+            fails += call(4096, dbl, FASTGEMM_BACKEND_GPU); /* the model: copies are paid for */
+        }
+    } else {
+        fails += call(4096, 0, FASTGEMM_BACKEND_GPU);
+        fails += profiles() != 1;
+    }
+    char path[1024], line[1024];
+    snprintf(path, sizeof path, "%s/trace.txt", getenv("XDG_CACHE_HOME"));
+    FILE *f = fopen(path, "r");
+    int lines = 0;
+    while (f && fgets(line, sizeof line, f)) {
+        lines++;
+        if (!strstr(line, " predicted cpu=")) {
+            printf("FAIL: a trace line without the predictions: %s", line);
+            fails++;
+        }
+    }
+    if (f) fclose(f);
+    if (lines == 0) printf("FAIL: no trace in %s\n", path), fails++;
+    printf("test_auto %s: %s\n", argv[1], fails ? "FAIL" : "ok");
+    return fails != 0;
+}
