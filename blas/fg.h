@@ -90,6 +90,8 @@ FG_HIDDEN int fg_gpu_gemm(const fg_gemm_args *g, const fg_operands *ops, int dev
  * 0, or nonzero with a one-line reason (nothing was enqueued). */
 FG_HIDDEN int fg_gpu_gemm_async(const fg_gemm_args *g, int device, void *stream, char *why,
                                 size_t whylen);
+/* The GEMM kernels' rate on device memory (flop/s, an n^3 call, best of 3), or -1. */
+FG_HIDDEN double fg_gpu_kernel_rate(int device, fg_dtype dt, int64_t n);
 /* The name of device `device` (cudaDeviceProp.name), or "" */
 FG_HIDDEN void fg_gpu_name(int device, char *name, size_t len);
 /* The device a stream belongs to (-1: the NULL stream, or unknown). */

@@ -5,8 +5,11 @@
  *     t_gpu = t0 + max(bytes / bw, F / r_gpu(F))
  * F: the call's flops (2mnk); bytes: what crosses PCIe (host A and B in, C out, and in too when
  * beta != 0); r_cpu, r_gpu: the rates of square calls measured on this machine (host operands,
- * the whole call timed), interpolated in log F and held at the ends; t0: the GPU path's fixed
- * cost per call; bw: the pipeline's copy rate, from a call that is nearly all copying.
+ * the whole call timed, up to n = 2048), interpolated in log F; below the smallest the rate is
+ * held, above the largest r_cpu is held and r_gpu is the kernels' own rate on device memory
+ * (there the pipeline overlaps copies and kernels, which the max expresses); t0: the GPU
+ * path's fixed cost per call; bw: the pipeline's copy rate, from a call that is nearly all
+ * copying.
  *
  * The profile is measured by fastgemm_calibrate() (the fastgemm-calibrate tool), or, where
  * there is none, by a short run at the first call large enough to need it. It is kept in
@@ -39,6 +42,7 @@ static const int64_t sizes[NPTS] = {32, 64, 128, 192, 256, 384, 512, 768, 1024, 
 typedef struct {
     double t0[2]; /* seconds */
     double bw;    /* bytes per second */
+    double kernel[2]; /* flop/s of the kernels on device memory */
     double cpu[2][NPTS], gpu[2][NPTS]; /* seconds per call of sizes[i]^3; 0: not measured */
 } profile_t;
 
@@ -123,7 +127,8 @@ static int save(const profile_t *p, const char *path)
     snprintf(tmp, sizeof tmp, "%s.%d.tmp", path, (int)getpid());
     FILE *f = fopen(tmp, "w");
     if (!f) return -1;
-    fprintf(f, "fastgemm-profile 1\nt0 %.9g %.9g\nbw %.9g\n", p->t0[0], p->t0[1], p->bw);
+    fprintf(f, "fastgemm-profile 2\nt0 %.9g %.9g\nbw %.9g\nkernel %.9g %.9g\n", p->t0[0], p->t0[1],
+            p->bw, p->kernel[0], p->kernel[1]);
     static const char *const names[4] = {"cpu_s", "cpu_d", "gpu_s", "gpu_d"};
     for (int r = 0; r < 4; r++) {
         const double *t = r < 2 ? p->cpu[r] : p->gpu[r - 2];
@@ -146,7 +151,7 @@ static int load(profile_t *p, const char *path)
     if (!f) return -1;
     char word[32];
     int version = 0, got = 0;
-    if (fscanf(f, "%31s %d", word, &version) != 2 || strcmp(word, "fastgemm-profile") || version != 1) {
+    if (fscanf(f, "%31s %d", word, &version) != 2 || strcmp(word, "fastgemm-profile") || version != 2) {
         fclose(f);
         return -1;
     }
@@ -155,6 +160,7 @@ static int load(profile_t *p, const char *path)
         int count = NPTS;
         if (!strcmp(word, "t0")) dst = p->t0, count = 2;
         else if (!strcmp(word, "bw")) dst = &p->bw, count = 1;
+        else if (!strcmp(word, "kernel")) dst = p->kernel, count = 2;
         else if (!strcmp(word, "cpu_s")) dst = p->cpu[0];
         else if (!strcmp(word, "cpu_d")) dst = p->cpu[1];
         else if (!strcmp(word, "gpu_s")) dst = p->gpu[0];
@@ -166,7 +172,7 @@ static int load(profile_t *p, const char *path)
     }
 out:
     fclose(f);
-    return got == 6 && p->bw > 0 && p->t0[0] > 0 && p->t0[1] > 0 ? 0 : -1;
+    return got == 7 && p->bw > 0 && p->kernel[0] > 0 && p->kernel[1] > 0 && p->t0[0] > 0 && p->t0[1] > 0 ? 0 : -1;
 }
 
 /* ---- measuring it ---- */
@@ -193,7 +199,7 @@ static double best_time(const fg_gemm_args *g, int gpu, int device, int reps)
 static int measure(profile_t *p, int device, int quick, int verbose)
 {
     const int npts = quick ? QUICK_NPTS : NPTS, reps = quick ? 2 : 5;
-    const int64_t nmax = sizes[npts - 1], big = 4096;
+    const int64_t nmax = sizes[npts - 1], big = 8192;
     /* A and B: nmax^2 doubles; C: the copy-rate call's big x big floats, more than nmax^2. */
     double *a = malloc(sizeof(double) * nmax * nmax), *b = malloc(sizeof(double) * nmax * nmax);
     float *c = malloc(sizeof(float) * big * big);
@@ -222,9 +228,12 @@ static int measure(profile_t *p, int device, int quick, int verbose)
     if (t < 0) goto out;
     double bytes = 4.0 * (double)(big * big + 2 * big * 16);
     p->bw = bytes / fmax(t - p->t0[0], 1e-6);
+    for (int dt = 0; dt < 2; dt++)
+        if ((p->kernel[dt] = fg_gpu_kernel_rate(device, dt ? FG_F64 : FG_F32, 4096)) <= 0) goto out;
     if (verbose)
-        printf("GPU fixed cost per call: %.3f ms (sgemm_), %.3f ms (dgemm_); copy rate %.1f GB/s\n",
-               p->t0[0] * 1e3, p->t0[1] * 1e3, p->bw * 1e-9);
+        printf("GPU fixed cost per call: %.3f ms (sgemm_), %.3f ms (dgemm_); copy rate %.1f GB/s;\n"
+               "kernels at n = 4096 on device memory: %.1f TFLOP/s (sgemm), %.1f TFLOP/s (dgemm)\n",
+               p->t0[0] * 1e3, p->t0[1] * 1e3, p->bw * 1e-9, p->kernel[0] * 1e-12, p->kernel[1] * 1e-12);
     rc = 0;
 out:
     free(a);
@@ -250,7 +259,7 @@ static int ready(int device, int quick, int verbose)
 
 /* The rate at F flops from the times of the square calls (less `fixed`), interpolated in
  * log-log between measured points and held at the ends. */
-static double rate(const double *t, double fixed, double F)
+static double rate(const double *t, double fixed, double F, double above)
 {
     double lf0 = 0, lr0 = 0;
     int have = 0;
@@ -265,7 +274,7 @@ static double rate(const double *t, double fixed, double F)
         }
         lf0 = lf, lr0 = lr, have = 1;
     }
-    return have ? exp(lr0) : 0;
+    return above > 0 ? above : have ? exp(lr0) : 0;
 }
 
 static void predict(const fg_gemm_args *g, const fg_operands *ops, double *tc, double *tg)
@@ -278,8 +287,8 @@ static void predict(const fg_gemm_args *g, const fg_operands *ops, double *tc, d
     if (ab && ops->a == FG_MEM_HOST) bytes += es * m * k;
     if (ab && ops->b == FG_MEM_HOST) bytes += es * k * n;
     if (ops->c == FG_MEM_HOST) bytes += es * m * n * (g->beta != 0 ? 2 : 1);
-    *tc = F / rate(prof.cpu[dt], 0, F);
-    *tg = prof.t0[dt] + fmax(bytes / prof.bw, F / rate(prof.gpu[dt], prof.t0[dt], F));
+    *tc = F / rate(prof.cpu[dt], 0, F, 0);
+    *tg = prof.t0[dt] + fmax(bytes / prof.bw, F / rate(prof.gpu[dt], prof.t0[dt], F, prof.kernel[dt]));
 }
 
 int fg_model_wants_gpu(const fg_gemm_args *g, const fg_operands *ops, int device, double *t_cpu,

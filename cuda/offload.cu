@@ -199,6 +199,7 @@ struct Pipeline {
     int64_t nblk_b;     // column blocks
     int b_slots, c_slots;
     bool incore;        // A, B and C stay whole on the device (else panels and slots)
+    std::vector<int64_t> rows_at, cols_at; // in core: where the blocks of A and B begin
     char *dA = nullptr, *dB = nullptr, *dC = nullptr;
     // state
     std::vector<Job> jobs;
@@ -284,9 +285,11 @@ struct Pipeline {
     void schedule_incore()
     {
         jobs.clear();
-        const int64_t nblk_a = (m + mb - 1) / mb;
-        int64_t ia = ha ? 0 : nblk_a, jb = hb ? 0 : nblk_b; // blocks present
-        int pending_a = -1;                                // in before the next kernel
+        rows_at = bounds(m, mb);
+        cols_at = bounds(n, nb);
+        const int nra = (int)rows_at.size() - 1, ncb = (int)cols_at.size() - 1;
+        int ia = ha ? 0 : nra, jb = hb ? 0 : ncb; // blocks present
+        int pending_a = -1;                        // in before the next kernel
         auto add = [&](int64_t r0, int64_t r1, int64_t c0, int64_t c1, int a_blk, int b_blk) {
             for (int64_t c = c0; c < c1; c += 2 * nb)
                 for (int64_t r = r0; r < r1; r += 2 * mb) {
@@ -297,26 +300,48 @@ struct Pipeline {
                 }
         };
         if (!ha && !hb) { // only C is host memory: kernels by column blocks, C out as they end
-            for (int64_t j = 0; j < nblk_b; j++) add(0, m, j * nb, std::min(n, (j + 1) * nb), -1, -1);
+            for (int j = 0; j < ncb; j++) add(0, m, cols_at[j], cols_at[j + 1], -1, -1);
             return;
         }
-        while (ia < nblk_a || jb < nblk_b) {
-            if (ia < nblk_a && (jb >= nblk_b || ia <= jb)) {
-                if (jb > 0) add(ia * mb, std::min(m, (ia + 1) * mb), 0, std::min(n, jb * nb), (int)ia, -1);
-                else pending_a = (int)ia;
+        while (ia < nra || jb < ncb) {
+            if (ia < nra && (jb >= ncb || ia <= jb)) {
+                if (jb > 0) add(rows_at[ia], rows_at[ia + 1], 0, cols_at[jb], ia, -1);
+                else pending_a = ia;
                 ia++;
             } else {
-                add(0, std::min(m, ia * mb), jb * nb, std::min(n, (jb + 1) * nb), pending_a, (int)jb);
+                add(0, rows_at[ia], cols_at[jb], cols_at[jb + 1], pending_a, jb);
                 pending_a = -1;
                 jb++;
             }
         }
+    }
+    // Block boundaries over `total`: blocks of b, but where there are four or more, the first
+    // is cut into b/4, b/4, b/2 (the first kernel starts sooner) and the last into b/2, b/4,
+    // b/4 (less is left to compute after the last data comes in).
+    static std::vector<int64_t> bounds(int64_t total, int64_t b)
+    {
+        std::vector<int64_t> v{0};
+        auto push = [&](int64_t len) {
+            if (len > 0) v.push_back(v.back() + len);
+        };
+        if (total < 4 * b || b < 256) {
+            for (int64_t x = 0; x < total; x += b) push(std::min(b, total - x));
+            return v;
+        }
+        push(b / 4), push(b / 4), push(b - b / 2);
+        int64_t rest = total - b;
+        for (; rest > 2 * b; rest -= b) push(b);
+        push(rest - b), push(b / 2), push(b / 4), push(b - b / 2 - b / 4);
+        return v;
     }
 
     void schedule()
     {
         if (incore) return schedule_incore();
         jobs.clear();
+        rows_at.clear();
+        for (int64_t r = 0; r < m; r += mb) rows_at.push_back(r);
+        rows_at.push_back(m);
         const int64_t nblk_a = (m + mb - 1) / mb;
         for (int p = 0; p < panels; p++) {
             const int64_t pr0 = p * mp, pr1 = std::min(m, pr0 + mp);
@@ -495,9 +520,10 @@ struct Pipeline {
         return upload(dA + lr * k * es, k * es, src + r0 * sld, sld, k * es, r1 - r0, ev_in);
     }
     char *b_slot_ptr(int s) const { return dB + (size_t)s * (size_t)(k * nb) * es; }
-    const char *b_view(int j, int64_t *ld) const
+    const char *b_view(const Job &jb, int64_t *ld) const
     {
-        const int64_t c0 = j * nb;
+        const int j = jb.j;
+        const int64_t c0 = jb.c0;
         if (!hb) {
             *ld = g->ldb;
             return (const char *)g->b + (g->tb == 'N' ? c0 * g->ldb : c0) * es;
@@ -539,7 +565,7 @@ struct Pipeline {
 
     bool upload_b_whole(int j)
     {
-        const int64_t c0 = j * nb, c1 = std::min(n, c0 + nb);
+        const int64_t c0 = cols_at[j], c1 = cols_at[j + 1];
         const char *src = (const char *)g->b;
         const size_t sld = (size_t)g->ldb * es;
         if (g->tb == 'N') return upload(dB + c0 * k * es, k * es, src + c0 * sld, sld, k * es, c1 - c0, ev_in);
@@ -557,7 +583,7 @@ struct Pipeline {
         if (fault > 0 && ++launches == fault) return fail(cudaErrorMemoryAllocation, "kernel launch (FASTGEMM_FAULT_AFTER)");
         if (fg_reads_ab(g)) {
             const char *pa = a_view(jb.r0, jb.p, &lda);
-            const char *pb = b_view(jb.j, &ldb);
+            const char *pb = b_view(jb, &ldb);
             FG_TRY(fg_run_gemm(dev, &sg, pa, lda, pb, ldb, pc, ldc, cx.comp));
         } else {
             FG_TRY(fg_cuda_scale_c(&sg, pc, ldc, cx.comp));
@@ -651,7 +677,7 @@ struct Pipeline {
             const bool new_block = !incore && (ji == 0 || jobs[ji - 1].p != jb.p || jobs[ji - 1].j != jb.j);
             if (incore && jb.b_block >= 0) {
                 if (jb.a_block >= 0) { // A_0 came first
-                    if (!upload_a(jb.r0, std::min(m, jb.r0 + mb), jb.p)) return false;
+                    if (!upload_a(rows_at[jb.a_block], rows_at[jb.a_block + 1], jb.p)) return false;
                     FG_TRY(cudaStreamWaitEvent(cx.comp, ev_in, 0));
                     jb.a_block = -1;
                 }
@@ -674,7 +700,7 @@ struct Pipeline {
                 if (ha && ji > 0 && jobs[ji - 1].p != jb.p) FG_TRY(cudaStreamWaitEvent(cx.up, jobs[ji - 1].done, 0));
             }
             if (jb.a_block >= 0) {
-                if (!upload_a(jb.a_block * mb, std::min(m, (jb.a_block + 1) * mb), jb.p)) return false;
+                if (!upload_a(rows_at[jb.a_block], rows_at[jb.a_block + 1], jb.p)) return false;
                 FG_TRY(cudaStreamWaitEvent(cx.comp, ev_in, 0));
             }
             if (hc && reads_c) {

@@ -200,6 +200,31 @@ fail:
     return c_written ? FG_GPU_FAILED_C_WRITTEN : FG_GPU_FAILED;
 }
 
+double fg_gpu_kernel_rate(int dev, fg_dtype dt, int64_t n)
+{
+    const size_t bytes = fg_elem_size(dt) * (size_t)(n * n);
+    void *a = nullptr, *b = nullptr, *c = nullptr;
+    cudaEvent_t e0 = nullptr, e1 = nullptr;
+    float ms = -1, best = 1e30f;
+    fg_gemm_args g = {dt, 'N', 'N', n, n, n, n, n, n, 1.0, 0.0, nullptr, nullptr, nullptr, "calibrate"};
+    cudaStream_t s = cudaStreamPerThread;
+    bool ok = cudaSetDevice(dev) == cudaSuccess && cudaMalloc(&a, bytes) == cudaSuccess &&
+              cudaMalloc(&b, bytes) == cudaSuccess && cudaMalloc(&c, bytes) == cudaSuccess &&
+              cudaMemset(a, 0, bytes) == cudaSuccess && cudaMemset(b, 0, bytes) == cudaSuccess &&
+              cudaEventCreate(&e0) == cudaSuccess && cudaEventCreate(&e1) == cudaSuccess;
+    for (int r = 0; ok && r < 4; r++) { // the first is a warm-up
+        ok = cudaEventRecord(e0, s) == cudaSuccess && fg_run_gemm(dev, &g, a, n, b, n, c, n, s) == cudaSuccess &&
+             cudaEventRecord(e1, s) == cudaSuccess && cudaEventSynchronize(e1) == cudaSuccess &&
+             cudaEventElapsedTime(&ms, e0, e1) == cudaSuccess;
+        if (r > 0 && ms < best) best = ms;
+    }
+    cudaFree(a), cudaFree(b), cudaFree(c);
+    if (e0) cudaEventDestroy(e0);
+    if (e1) cudaEventDestroy(e1);
+    cudaGetLastError();
+    return ok ? 2.0 * (double)n * (double)n * (double)n / (best * 1e-3) : -1;
+}
+
 void fg_gpu_name(int device, char *name, size_t len)
 {
     cudaDeviceProp p;

@@ -31,7 +31,10 @@ CONF
 echo "OpenBLAS: $OPENBLAS; NVBLAS: $NVBLAS" >&2
 # The auto mode with this machine's profile, measured first (as a user would).
 "$BUILD/fastgemm-calibrate" > "$OUT/calibrate.log" 2>&1
-bench fastgemm_auto "$FG" FASTGEMM_MODE=auto FASTGEMM_TRACE="$OUT/trace_auto.log"
-bench fastgemm_gpu "$FG" FASTGEMM_MODE=gpu FASTGEMM_TRACE="$OUT/trace_gpu.log"
+bench fastgemm_auto "$FG" FASTGEMM_MODE=auto
+bench fastgemm_gpu "$FG" FASTGEMM_MODE=gpu
 bench nvblas "$NVBLAS" NVBLAS_CONFIG_FILE="$OUT/nvblas.conf"
 bench openblas "$OPENBLAS"
+# Untimed: the trace lines (the model's predictions, how the pipeline cut each call).
+FASTGEMM_MODE=auto FASTGEMM_TRACE="$OUT/trace_auto.log" "$BENCH" --lib "$FG" --label traced \
+  --min-time 0 --max-n 8192 > /dev/null 2>&1
