@@ -91,6 +91,8 @@ static void read_config(void)
     }
 }
 
+int fg_tracing(void) { return trace_fd >= 0; }
+
 const fg_config *fg_get_config(void)
 {
     pthread_once(&config_once, read_config);
@@ -165,7 +167,7 @@ static int gemm(const fg_gemm_args *g, double t0)
     int want_gpu = on_device || cfg->mode == FG_MODE_GPU || (cfg->mode == FG_MODE_AUTO && managed);
     if (!want_gpu && cfg->mode == FG_MODE_AUTO)
         want_gpu = fg_model_wants_gpu(g, &ops, device, &pred_cpu, &pred_gpu);
-    else
+    else if (trace_fd >= 0)
         fg_model_predict(g, &ops, &pred_cpu, &pred_gpu);
     const char *fallback = NULL;
     char why[256] = "";

@@ -102,7 +102,8 @@ FG_HIDDEN int fg_gpu_staged_cpu_gemm(const fg_gemm_args *g, const fg_operands *o
                                      size_t whylen);
 
 /* blas/model.c: FASTGEMM_MODE=auto's cost model for host operands. Fills the predicted
- * seconds on each side (negative: no prediction) and returns 1 when the GPU should run g. */
+ * seconds on each side (negative: no prediction; a call too small for the model is predicted
+ * only when traced) and returns 1 when the GPU should run g. */
 FG_HIDDEN int fg_model_wants_gpu(const fg_gemm_args *g, const fg_operands *ops, int device,
                                  double *t_cpu, double *t_gpu);
 /* The predictions alone, from a profile already loaded (no calibration): 0, or -1. */
@@ -123,6 +124,8 @@ typedef struct {
     long fault_after;  /* FASTGEMM_FAULT_AFTER (tests): its Nth kernel launch fails, or 0 */
 } fg_config;
 FG_HIDDEN const fg_config *fg_get_config(void);
+/* 1 when FASTGEMM_TRACE writes trace lines. */
+FG_HIDDEN int fg_tracing(void);
 /* The GEMM calls in progress in the process (the staging threads are shared among them). */
 FG_HIDDEN int fg_active_calls(void);
 

@@ -297,7 +297,7 @@ int fg_model_wants_gpu(const fg_gemm_args *g, const fg_operands *ops, int device
     *t_cpu = *t_gpu = -1;
     /* Small calls, and C = beta*C, stay on the CPU: predicted only if a profile is at hand. */
     if (!fg_reads_ab(g) || 2.0 * (double)g->m * (double)g->n * (double)g->k < FG_MODEL_MIN_FLOPS) {
-        fg_model_predict(g, ops, t_cpu, t_gpu);
+        if (fg_tracing()) fg_model_predict(g, ops, t_cpu, t_gpu);
         return 0;
     }
     if (!fg_gpu_usable(&device)) return 0;

@@ -3,9 +3,7 @@
  * machine, 16 reach ~45 GB/s, so the pipeline's staging runs on a pool of threads. The pool is
  * started at the first copy large enough to share, sized to the CPUs this process may use, and
  * runs one copy at a time: concurrent GEMM calls take turns rather than multiply the threads.
- * After a copy the pool's threads watch for the next one for a moment (a pipelined call sends
- * them back to back; waking a sleeping thread costs more than a small copy), then sleep.
- * After fork() the child starts a pool of its own.
+ * The pool's threads sleep when idle; after fork() the child starts a pool of its own.
  * Plain memcpy: non-temporal stores were slower here (H200 host: dgemm_ n = 8192 staged at
  * 50 GB/s with them, 64 GB/s without). */
 #define _GNU_SOURCE
@@ -15,7 +13,6 @@
 #include <sched.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 #include <unistd.h>
 
 /* Below this many bytes a copy stays on the calling thread: waking the pool costs more. */
@@ -52,8 +49,7 @@ static void copy_part(const fg_copy2d *c, int p, int parts)
 static void take_parts(void)
 {
     while (pool.next < pool.parts) {
-        int p = pool.next;
-        __atomic_store_n(&pool.next, p + 1, __ATOMIC_RELAXED);
+        int p = pool.next++;
         fg_copy2d job = pool.job;
         int parts = pool.parts;
         pthread_mutex_unlock(&pool.lock);
@@ -63,30 +59,11 @@ static void take_parts(void)
     }
 }
 
-/* How long an idle thread watches for the next copy before it sleeps. */
-#define FG_STAGE_SPIN_NS 200000
-
-static int work_waiting(void)
-{
-    return __atomic_load_n(&pool.next, __ATOMIC_RELAXED) < __atomic_load_n(&pool.parts, __ATOMIC_RELAXED);
-}
-
 static void *worker(void *arg)
 {
     (void)arg;
     pthread_mutex_lock(&pool.lock);
     for (;;) {
-        if (pool.next >= pool.parts) {
-            pthread_mutex_unlock(&pool.lock);
-            struct timespec t0, t;
-            clock_gettime(CLOCK_MONOTONIC, &t0);
-            do {
-                for (int i = 0; i < 64 && !work_waiting(); i++) __builtin_ia32_pause();
-                clock_gettime(CLOCK_MONOTONIC, &t);
-            } while (!work_waiting() &&
-                     (t.tv_sec - t0.tv_sec) * 1000000000L + (t.tv_nsec - t0.tv_nsec) < FG_STAGE_SPIN_NS);
-            pthread_mutex_lock(&pool.lock);
-        }
         while (pool.next >= pool.parts) pthread_cond_wait(&pool.work, &pool.lock);
         take_parts();
     }
@@ -163,9 +140,9 @@ void fg_stage_copy(const fg_copy2d *c)
     pthread_mutex_lock(&pool.turn);
     pthread_mutex_lock(&pool.lock);
     pool.job = *c;
+    pool.parts = parts;
+    pool.next = 0;
     pool.remaining = parts;
-    __atomic_store_n(&pool.parts, parts, __ATOMIC_RELAXED);
-    __atomic_store_n(&pool.next, 0, __ATOMIC_RELEASE);
     pthread_cond_broadcast(&pool.work);
     take_parts();
     while (pool.remaining > 0) pthread_cond_wait(&pool.done, &pool.lock);
