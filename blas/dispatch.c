@@ -99,7 +99,7 @@ const fg_config *fg_get_config(void)
     return &config;
 }
 
-static double now_s(void)
+double fg_now_s(void)
 {
     struct timespec t;
     clock_gettime(CLOCK_MONOTONIC, &t);
@@ -113,7 +113,7 @@ static void finish(const fg_gemm_args *g, fastgemm_backend b, const char *why, d
 {
     last_backend = b;
     if (trace_fd < 0) return;
-    double dt = now_s() - t0;
+    double dt = fg_now_s() - t0;
     double flops = 2.0 * (double)g->m * (double)g->n * (double)g->k;
     double gflops = (b == FASTGEMM_BACKEND_NONE || dt <= 0) ? 0.0 : flops / dt * 1e-9;
     char line[640], pred[96] = "";
@@ -140,7 +140,7 @@ static int gemm(const fg_gemm_args *g, double t0);
 
 int fg_gemm(const fg_gemm_args *g)
 {
-    double t0 = now_s();
+    double t0 = fg_now_s();
     pred_cpu = pred_gpu = -1;
     if (fg_quick_return(g)) {
         finish(g, FASTGEMM_BACKEND_NONE, NULL, t0);
@@ -219,7 +219,7 @@ static int gemm(const fg_gemm_args *g, double t0)
 int fg_gemm_async(const fg_gemm_args *g, void *stream)
 {
     const fg_config *cfg = fg_get_config();
-    double t0 = now_s();
+    double t0 = fg_now_s();
     pred_cpu = pred_gpu = -1;
     if (fg_quick_return(g)) {
         finish(g, FASTGEMM_BACKEND_NONE, NULL, t0);

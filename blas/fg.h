@@ -124,6 +124,8 @@ typedef struct {
     long fault_after;  /* FASTGEMM_FAULT_AFTER (tests): its Nth kernel launch fails, or 0 */
 } fg_config;
 FG_HIDDEN const fg_config *fg_get_config(void);
+/* Seconds on the monotonic clock. */
+FG_HIDDEN double fg_now_s(void);
 /* 1 when FASTGEMM_TRACE writes trace lines. */
 FG_HIDDEN int fg_tracing(void);
 /* The GEMM calls in progress in the process (the staging threads are shared among them). */

@@ -29,7 +29,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <time.h>
 #include <unistd.h>
 
 #define NPTS 11
@@ -49,13 +48,6 @@ typedef struct {
 static profile_t prof;
 static int prof_state; /* 0: not yet, 1: ready, -1: none to be had (GPU failed) */
 static pthread_mutex_t prof_lock = PTHREAD_MUTEX_INITIALIZER;
-
-static double now_s(void)
-{
-    struct timespec t;
-    clock_gettime(CLOCK_MONOTONIC, &t);
-    return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
-}
 
 /* ---- where the profile lives ---- */
 
@@ -184,13 +176,13 @@ static double best_time(const fg_gemm_args *g, int gpu, int device, int reps)
     char why[256];
     double best = INFINITY;
     for (int r = 0; r <= reps; r++) {
-        double t = now_s();
+        double t = fg_now_s();
         if (gpu) {
             if (fg_gpu_gemm(g, &ops, device, why, sizeof why) != FG_GPU_OK) return -1;
         } else {
             fg_cpu_gemm(g);
         }
-        t = now_s() - t;
+        t = fg_now_s() - t;
         if (r > 0 && t < best) best = t;
     }
     return best;

@@ -28,7 +28,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #include <algorithm>
 #include <deque>
@@ -38,13 +37,6 @@
 namespace {
 
 constexpr int MAX_DEVICES = 64;
-
-double now_s()
-{
-    timespec t;
-    clock_gettime(CLOCK_MONOTONIC, &t);
-    return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
-}
 
 // ---- the device memory pool: the pipeline's buffers and the split-K workspaces ----
 
@@ -92,7 +84,7 @@ struct Context {
     size_t slot_bytes = 0;
     std::vector<cudaEvent_t> events; // grown as calls need more, kept
 
-    cudaError_t init(int dev, size_t pinned_bytes);
+    cudaError_t init(size_t pinned_bytes);
     cudaError_t reserve_events(size_t n)
     {
         while (events.size() < n) {
@@ -107,9 +99,8 @@ struct Context {
 
 Context contexts[MAX_DEVICES];
 
-cudaError_t Context::init(int dev, size_t pinned_bytes)
+cudaError_t Context::init(size_t pinned_bytes)
 {
-    (void)dev;
     if (ready) return cudaSuccess;
     // Slots of up to 16 MB (a full-speed DMA), at least four of them.
     slot_bytes = std::min<size_t>(16u << 20, pinned_bytes / 4) & ~(size_t)4095;
@@ -328,9 +319,7 @@ struct Pipeline {
     {
         if (incore) return schedule_incore();
         jobs.clear();
-        rows_at.clear();
-        for (int64_t r = 0; r < m; r += mb) rows_at.push_back(r);
-        rows_at.push_back(m);
+        rows_at = bounds(m, mb);
         const int64_t nblk_a = (m + mb - 1) / mb;
         for (int p = 0; p < panels; p++) {
             const int64_t pr0 = p * mp, pr1 = std::min(m, pr0 + mp);
@@ -372,10 +361,10 @@ struct Pipeline {
     {
         // Copies out first: they were enqueued after their kernel finished, so they are short.
         const int s = !in_down.empty() ? in_down.front() : !in_up.empty() ? in_up.front() : -1;
-        const double t0 = now_s();
+        const double t0 = fg_now_s();
         if (s >= 0) FG_TRY(cudaEventSynchronize(cx.slots[s].ev));
         else if (!to_download.empty()) FG_TRY(cudaEventSynchronize(jobs[to_download.front()].done));
-        wait_s += now_s() - t0;
+        wait_s += fg_now_s() - t0;
         return true;
     }
     bool acquire(int *slot)
@@ -404,9 +393,9 @@ struct Pipeline {
             if (!acquire(&s)) return false;
             Slot &sl = cx.slots[s];
             const fg_copy2d cp = {sl.host, w, src + col * sld + off, sld, w, (size_t)nc};
-            const double t0 = now_s();
+            const double t0 = fg_now_s();
             fg_stage_copy(&cp);
-            copy_s += now_s() - t0;
+            copy_s += fg_now_s() - t0;
             bytes_in += w * nc;
             FG_TRY(cudaMemcpy2DAsync(dst + col * dld + off, dld, sl.host, w, w, nc, cudaMemcpyHostToDevice, cx.up));
             FG_TRY(cudaEventRecord(sl.ev, cx.up));
@@ -479,9 +468,9 @@ struct Pipeline {
         ch.chunk(sl.chunk, &col, &nc, &off, &w);
         const size_t hld = (size_t)g->ldc * es;
         const fg_copy2d cp = {c_host(jb) + col * hld + off, hld, sl.host, w, w, (size_t)nc};
-        const double t0 = now_s();
+        const double t0 = fg_now_s();
         fg_stage_copy(&cp);
-        copy_s += now_s() - t0;
+        copy_s += fg_now_s() - t0;
         bytes_out += w * nc;
         jb.saved++; // chunks come out in order
         sl.job = -1;
@@ -796,7 +785,7 @@ int fg_offload_gemm(const fg_gemm_args *g, const fg_operands *ops, int dev, bool
 {
     Context &cx = contexts[dev];
     std::lock_guard<std::mutex> hold(cx.lock);
-    cudaError_t err = cx.init(dev, (size_t)fg_get_config()->pinned_kb << 10);
+    cudaError_t err = cx.init((size_t)fg_get_config()->pinned_kb << 10);
     if (err != cudaSuccess) {
         cudaGetLastError();
         snprintf(why, whylen, "pinned staging buffers: %s", cudaGetErrorString(err));
@@ -804,10 +793,11 @@ int fg_offload_gemm(const fg_gemm_args *g, const fg_operands *ops, int dev, bool
         return FG_GPU_FAILED;
     }
     Pipeline pl(cx, g, ops, dev);
-    const double t0 = now_s();
+    const double t0 = fg_now_s();
     if (pl.execute()) {
+        if (!fg_tracing()) return FG_GPU_OK;
         // For the trace line: how the call was cut, and where the host's time went.
-        const double t = now_s() - t0;
+        const double t = fg_now_s() - t0;
         snprintf(why, whylen,
                  "pipeline: blocks %lldx%lld, %s, %zu kernels; host copies %.0f MB in, %.0f MB out, "
                  "%.1f ms at %.1f GB/s; waits %.1f ms; %.1f ms",
