@@ -5,6 +5,7 @@
 
 #include <fastgemm.h>
 
+#include <dlfcn.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <pthread.h>
@@ -18,6 +19,7 @@
 #include <unistd.h>
 
 static fg_config config;
+static int (*omp_default_device)(void);
 static int trace_fd = -1;
 static pthread_once_t config_once = PTHREAD_ONCE_INIT;
 static _Thread_local fastgemm_backend last_backend = FASTGEMM_BACKEND_NONE;
@@ -67,7 +69,16 @@ static void read_config(void)
         else fg_warn("FASTGEMM_MODE='%s' is not auto, gpu or cpu; using auto", s);
     }
 
-    config.device = (int)env_int("FASTGEMM_DEVICE", 0, 1024, 0, "a device number; using 0");
+    s = getenv("FASTGEMM_BACKEND");
+    config.backend = FG_GPU_CUDA;
+    if (s && *s) {
+        if (!strcasecmp(s, "omp")) config.backend = FG_GPU_OMP;
+        else if (strcasecmp(s, "cuda") != 0)
+            fg_warn("FASTGEMM_BACKEND='%s' is not cuda or omp; using cuda", s);
+    }
+    config.device = (int)env_int("FASTGEMM_DEVICE", 0, 1024, -1, "a device number; using the default");
+    /* OpenMP's default device, when the process has an OpenMP runtime: looked up, never loaded. */
+    *(void **)&omp_default_device = dlsym(RTLD_DEFAULT, "omp_get_default_device");
     s = getenv("FASTGEMM_KERNEL"); /* checked against the kernel names at the first GPU call */
     config.kernel = s && *s ? s : NULL;
     config.split_k = (int)env_int("FASTGEMM_SPLIT_K", 1, 64, 0, "a number from 1 to 64; using the table");
@@ -92,6 +103,14 @@ static void read_config(void)
 }
 
 int fg_tracing(void) { return trace_fd >= 0; }
+
+int fg_default_device(void)
+{
+    const fg_config *cfg = fg_get_config();
+    if (cfg->device >= 0) return cfg->device;
+    int d = omp_default_device ? omp_default_device() : 0;
+    return d >= 0 ? d : 0;
+}
 
 const fg_config *fg_get_config(void)
 {
@@ -161,7 +180,7 @@ static int gemm(const fg_gemm_args *g, double t0)
     int on_device = ops.a == FG_MEM_DEVICE || ops.b == FG_MEM_DEVICE || ops.c == FG_MEM_DEVICE;
     int managed = ops.a == FG_MEM_MANAGED || ops.b == FG_MEM_MANAGED || ops.c == FG_MEM_MANAGED;
 
-    int device = ops.device >= 0 ? ops.device : cfg->device;
+    int device = ops.device >= 0 ? ops.device : fg_default_device();
     /* Device operands cannot be read by the CPU BLAS: they go to the GPU in every mode. Host
      * operands in auto mode go where the cost model (blas/model.c) predicts the shorter time. */
     int want_gpu = on_device || cfg->mode == FG_MODE_GPU || (cfg->mode == FG_MODE_AUTO && managed);
@@ -172,10 +191,22 @@ static int gemm(const fg_gemm_args *g, double t0)
     const char *fallback = NULL;
     char why[256] = "";
 
-    if (want_gpu) {
-        if (ops.device == -2) {
-            fallback = "operands on different devices";
-        } else if (fg_gpu_usable(&device)) {
+    int use_cuda = cfg->backend == FG_GPU_CUDA;
+    if (want_gpu && ops.device == -2) {
+        fallback = "operands on different devices";
+    } else if (want_gpu && !use_cuda) {
+        /* The OpenMP device: the device operands' (OpenMP's device n is CUDA device n), or
+         * FASTGEMM_DEVICE, or OpenMP's own default. */
+        int rc = fg_omp_gemm(g, &ops, ops.device >= 0 ? ops.device : cfg->device, why, sizeof why);
+        if (rc == 0) {
+            finish(g, FASTGEMM_BACKEND_OMP, why, t0);
+            return 0;
+        }
+        if (rc == -1) fallback = why; /* C untouched */
+        use_cuda = rc == -2;          /* no module: our CUDA kernels instead */
+    }
+    if (want_gpu && use_cuda && ops.device != -2) {
+        if (fg_gpu_usable(&device)) {
             int rc = fg_gpu_gemm(g, &ops, device, why, sizeof why);
             if (rc == FG_GPU_OK) { /* why: what the GPU side reports, if anything */
                 finish(g, FASTGEMM_BACKEND_GPU, why[0] ? why : NULL, t0);
@@ -235,7 +266,7 @@ int fg_gemm_async(const fg_gemm_args *g, void *stream)
         return -1;
     }
     int device = fg_gpu_stream_device(stream);
-    if (device < 0) device = cfg->device;
+    if (device < 0) device = fg_default_device();
     char why[256] = "no usable CUDA device";
     if (fg_gpu_usable(&device) && fg_gpu_gemm_async(g, device, stream, why, sizeof why) == 0) {
         finish(g, FASTGEMM_BACKEND_GPU, "enqueued", t0);
@@ -256,6 +287,7 @@ FG_EXPORT const char *fastgemm_backend_name(fastgemm_backend b)
     case FASTGEMM_BACKEND_CPU: return "cpu";
     case FASTGEMM_BACKEND_GPU: return "gpu";
     case FASTGEMM_BACKEND_CPU_FALLBACK: return "cpu-fallback";
+    case FASTGEMM_BACKEND_OMP: return "omp";
     default: return "none";
     }
 }

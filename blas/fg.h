@@ -62,6 +62,9 @@ typedef enum { FG_MEM_HOST = 0, FG_MEM_DEVICE = 1, FG_MEM_MANAGED = 2 } fg_mem_k
 typedef struct {
     fg_mem_kind a, b, c;
     int device; /* the ordinal of the device operands, -1 when there are none */
+    /* Their CUDA context (a CUcontext) when it is one, else NULL: the primary context of the
+     * device for cudaMalloc memory, an OpenMP runtime's own for omp_target_alloc memory. */
+    void *context;
 } fg_operands;
 
 /* cpu_ref/cpu_blas.c: the CPU side, on host (or managed) memory. */
@@ -101,6 +104,18 @@ FG_HIDDEN int fg_gpu_stream_device(void *stream);
 FG_HIDDEN int fg_gpu_staged_cpu_gemm(const fg_gemm_args *g, const fg_operands *ops, char *why,
                                      size_t whylen);
 
+/* blas/omp_backend.c: FASTGEMM_BACKEND=omp, the OpenMP-target GEMM of the module
+ * libfastgemm_omp.so (omp/omp_gemm.c), loaded at its first use. Runs g on OpenMP device
+ * `device` (-1: OpenMP's default; the host when OpenMP has no device). Returns 0 (why: where
+ * it ran), -1 (failed, C untouched; why: the reason), or -2 (the module cannot be loaded). */
+FG_HIDDEN int fg_omp_gemm(const fg_gemm_args *g, const fg_operands *ops, int device, char *why,
+                          size_t whylen);
+/* The module's entry points, and the version of this interface it must report. */
+#define FG_OMP_ABI 1
+typedef int (*fg_omp_abi_fn)(void);
+typedef int (*fg_omp_gemm_fn)(const fg_gemm_args *g, int a_on_device, int b_on_device,
+                              int c_on_device, int device, char *why, size_t whylen);
+
 /* blas/model.c: FASTGEMM_MODE=auto's cost model for host operands. Fills the predicted
  * seconds on each side (negative: no prediction; a call too small for the model is predicted
  * only when traced) and returns 1 when the GPU should run g. */
@@ -112,9 +127,11 @@ FG_HIDDEN int fg_model_predict(const fg_gemm_args *g, const fg_operands *ops, do
 
 /* blas/dispatch.c: the settings, read once from the environment. */
 typedef enum { FG_MODE_AUTO = 0, FG_MODE_GPU, FG_MODE_CPU } fg_mode;
+typedef enum { FG_GPU_CUDA = 0, FG_GPU_OMP } fg_gpu_backend;
 typedef struct {
     fg_mode mode;
-    int device;         /* FASTGEMM_DEVICE, default 0 */
+    fg_gpu_backend backend; /* FASTGEMM_BACKEND: our CUDA kernels (cuda) or OpenMP target (omp) */
+    int device;         /* FASTGEMM_DEVICE, or -1 when unset */
     const char *kernel; /* FASTGEMM_KERNEL: a kernel forced by name, or NULL */
     int split_k;        /* FASTGEMM_SPLIT_K: split-K slices forced (1-64), or 0 (the table's) */
     /* The host-pointer pipeline (cuda/offload.cu): */
@@ -124,6 +141,9 @@ typedef struct {
     long fault_after;  /* FASTGEMM_FAULT_AFTER (tests): its Nth kernel launch fails, or 0 */
 } fg_config;
 FG_HIDDEN const fg_config *fg_get_config(void);
+/* The device of calls without device operands: FASTGEMM_DEVICE, else the OpenMP runtime's
+ * default device when the process has one (its device n is CUDA device n), else 0. */
+FG_HIDDEN int fg_default_device(void);
 /* Seconds on the monotonic clock. */
 FG_HIDDEN double fg_now_s(void);
 /* 1 when FASTGEMM_TRACE writes trace lines. */

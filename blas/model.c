@@ -172,7 +172,7 @@ out:
 /* The best of `reps` timed calls after one untimed; -1 when the GPU failed. */
 static double best_time(const fg_gemm_args *g, int gpu, int device, int reps)
 {
-    fg_operands ops = {FG_MEM_HOST, FG_MEM_HOST, FG_MEM_HOST, -1};
+    fg_operands ops = {FG_MEM_HOST, FG_MEM_HOST, FG_MEM_HOST, -1, NULL};
     char why[256];
     double best = INFINITY;
     for (int r = 0; r <= reps; r++) {
@@ -313,7 +313,7 @@ int fg_model_predict(const fg_gemm_args *g, const fg_operands *ops, double *t_cp
 
 FG_EXPORT int fastgemm_calibrate(int verbose)
 {
-    int device = fg_get_config()->device;
+    int device = fg_default_device();
     if (!fg_gpu_usable(&device)) {
         if (verbose) printf("no usable CUDA device: nothing to calibrate (every call runs on the CPU)\n");
         return -1;

@@ -18,35 +18,90 @@
 
 namespace {
 
-using get_attrs_fn = CUresult (*)(unsigned, CUpointer_attribute *, void **, CUdeviceptr);
-std::atomic<get_attrs_fn> driver_get_attrs{nullptr};
+// The driver functions we use, from the driver the process already has.
+struct Driver {
+    CUresult (*attrs)(unsigned, CUpointer_attribute *, void **, CUdeviceptr);
+    CUresult (*ctx_get)(CUcontext *);
+    CUresult (*ctx_set)(CUcontext);
+    CUresult (*stream_ctx)(CUstream, CUcontext *);
+};
+Driver driver_fns;
+std::atomic<const Driver *> driver_ready{nullptr};
 
-// cuPointerGetAttributes of a driver that is already loaded. Loading it ourselves would be a
-// CUDA call, and without it no pointer of this process can be device memory anyway.
-get_attrs_fn driver_query()
+// The driver, if it is already loaded. Loading it ourselves would be a CUDA call, and without
+// it no pointer of this process can be device memory anyway.
+const Driver *driver()
 {
-    get_attrs_fn f = driver_get_attrs.load(std::memory_order_acquire);
-    if (f) return f;
+    const Driver *d = driver_ready.load(std::memory_order_acquire);
+    if (d) return d;
     void *h = dlopen("libcuda.so.1", RTLD_NOW | RTLD_NOLOAD);
     if (!h) return nullptr;
-    f = reinterpret_cast<get_attrs_fn>(dlsym(h, "cuPointerGetAttributes"));
-    if (f) driver_get_attrs.store(f, std::memory_order_release);
-    return f; // the handle stays open: the driver is never unloaded under us
+    static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
+    pthread_mutex_lock(&lock);
+    if (!driver_ready.load()) {
+        driver_fns.attrs = reinterpret_cast<decltype(Driver::attrs)>(dlsym(h, "cuPointerGetAttributes"));
+        driver_fns.ctx_get = reinterpret_cast<decltype(Driver::ctx_get)>(dlsym(h, "cuCtxGetCurrent"));
+        driver_fns.ctx_set = reinterpret_cast<decltype(Driver::ctx_set)>(dlsym(h, "cuCtxSetCurrent"));
+        driver_fns.stream_ctx = reinterpret_cast<decltype(Driver::stream_ctx)>(dlsym(h, "cuStreamGetCtx"));
+        if (driver_fns.attrs && driver_fns.ctx_get && driver_fns.ctx_set && driver_fns.stream_ctx)
+            driver_ready.store(&driver_fns, std::memory_order_release);
+    }
+    pthread_mutex_unlock(&lock);
+    return driver_ready.load(); // the handle stays open: the driver is never unloaded under us
 }
 
-fg_mem_kind kind_of(get_attrs_fn f, const void *p, int *ordinal)
+// The calling thread's current CUDA context, put back when a call leaves the library.
+// cudaSetDevice makes the device's primary context current; an OpenMP runtime (libgomp) runs
+// its target regions in a context of its own that it expects to find current, and its next
+// kernel launch fails ("invalid resource handle") when it finds the primary one instead.
+class KeepCallerContext {
+  public:
+    KeepCallerContext()
+    {
+        const Driver *d = driver();
+        known_ = !d || d->ctx_get(&saved_) == CUDA_SUCCESS; // no driver: no context is current
+    }
+    ~KeepCallerContext()
+    {
+        const Driver *d = driver();
+        CUcontext now = nullptr;
+        if (known_ && d && d->ctx_get(&now) == CUDA_SUCCESS && now != saved_) d->ctx_set(saved_);
+    }
+    KeepCallerContext(const KeepCallerContext &) = delete;
+    KeepCallerContext &operator=(const KeepCallerContext &) = delete;
+
+  private:
+    CUcontext saved_ = nullptr;
+    bool known_ = false;
+};
+
+// Makes ctx current instead of the primary context that cudaSetDevice made current, when the
+// operands belong to another context of the device (OpenMP's): their producers' work is
+// synchronised there and the kernels run there.
+cudaError_t use_context(void *ctx)
+{
+    const Driver *d = driver();
+    CUcontext primary = nullptr;
+    if (!ctx || !d || d->ctx_get(&primary) != CUDA_SUCCESS || primary == ctx) return cudaSuccess;
+    return d->ctx_set(static_cast<CUcontext>(ctx)) == CUDA_SUCCESS ? cudaSuccess
+                                                                   : cudaErrorInvalidResourceHandle;
+}
+
+fg_mem_kind kind_of(const Driver *d, const void *p, int *ordinal, void **ctx)
 {
     if (!p) return FG_MEM_HOST;
     unsigned type = 0, managed = 0;
     int dev = -1;
-    CUpointer_attribute at[3] = {CU_POINTER_ATTRIBUTE_MEMORY_TYPE, CU_POINTER_ATTRIBUTE_IS_MANAGED,
-                                 CU_POINTER_ATTRIBUTE_DEVICE_ORDINAL};
-    void *data[3] = {&type, &managed, &dev};
+    CUcontext c = nullptr;
+    CUpointer_attribute at[4] = {CU_POINTER_ATTRIBUTE_MEMORY_TYPE, CU_POINTER_ATTRIBUTE_IS_MANAGED,
+                                 CU_POINTER_ATTRIBUTE_DEVICE_ORDINAL, CU_POINTER_ATTRIBUTE_CONTEXT};
+    void *data[4] = {&type, &managed, &dev, &c};
     // Unknown (host) pointers succeed with zeroed attributes; an uninitialised driver fails.
-    if (f(3, at, data, (CUdeviceptr)(uintptr_t)p) != CUDA_SUCCESS) return FG_MEM_HOST;
+    if (d->attrs(4, at, data, (CUdeviceptr)(uintptr_t)p) != CUDA_SUCCESS) return FG_MEM_HOST;
     if (managed) return FG_MEM_MANAGED;
     if (type == CU_MEMORYTYPE_DEVICE) {
         *ordinal = dev;
+        *ctx = c; // NULL for stream-ordered (pool) allocations, which belong to no context
         return FG_MEM_DEVICE;
     }
     return FG_MEM_HOST; // pageable, or pinned host memory: copied like any host operand
@@ -128,19 +183,25 @@ void fg_gpu_classify(const fg_gemm_args *g, fg_operands *ops)
 {
     ops->a = ops->b = ops->c = FG_MEM_HOST;
     ops->device = -1;
-    get_attrs_fn f = forked_child ? nullptr : driver_query(); // no device memory in the child
-    if (!f) return;
+    ops->context = nullptr;
+    const Driver *drv = forked_child ? nullptr : driver(); // no device memory in the child
+    if (!drv) return;
     int dev[3] = {-1, -1, -1};
+    void *ctx[3] = {nullptr, nullptr, nullptr};
     if (fg_reads_ab(g)) { // otherwise A and B are never read: not even classified
-        ops->a = kind_of(f, g->a, &dev[0]);
-        ops->b = kind_of(f, g->b, &dev[1]);
+        ops->a = kind_of(drv, g->a, &dev[0], &ctx[0]);
+        ops->b = kind_of(drv, g->b, &dev[1], &ctx[1]);
     }
-    ops->c = kind_of(f, g->c, &dev[2]);
-    for (int d : dev) {
-        if (d < 0) continue;
-        if (ops->device == -1) ops->device = d;
-        else if (ops->device != d) ops->device = -2;
+    ops->c = kind_of(drv, g->c, &dev[2], &ctx[2]);
+    bool one_context = true;
+    for (int i = 0; i < 3; i++) {
+        if (dev[i] < 0) continue;
+        if (ops->device == -1) ops->device = dev[i];
+        else if (ops->device != dev[i]) ops->device = -2;
+        if (ctx[i] && ops->context && ctx[i] != ops->context) one_context = false;
+        if (ctx[i] && !ops->context) ops->context = ctx[i];
     }
+    if (!one_context) ops->context = nullptr; // several contexts of one device: the primary
 }
 
 int fg_gpu_usable(int *device)
@@ -149,8 +210,8 @@ int fg_gpu_usable(int *device)
     if (device_count <= 0 || forked_child) return 0;
     if (*device >= device_count) {
         if (!warned_device_range.exchange(true))
-            fg_warn("FASTGEMM_DEVICE=%d but the process sees %d CUDA device(s); using 0",
-                    *device, device_count);
+            fg_warn("device %d (FASTGEMM_DEVICE, or OpenMP's default device) is not one of the "
+                    "%d CUDA device(s) of the process; using 0", *device, device_count);
         *device = 0;
     }
     return !device_broken[*device].load();
@@ -167,18 +228,28 @@ int fg_gpu_usable(int *device)
 
 int fg_gpu_gemm(const fg_gemm_args *g, const fg_operands *ops, int dev, char *why, size_t whylen)
 {
+    KeepCallerContext keep;
     cudaStream_t s = cudaStreamPerThread; // one stream per calling thread: no shared state
     const bool reads_ab = fg_reads_ab(g);
+    const bool host_operand = (reads_ab && (ops->a == FG_MEM_HOST || ops->b == FG_MEM_HOST)) ||
+                              ops->c == FG_MEM_HOST;
     cudaError_t err = cudaSuccess;
     const char *failed_call = "";
     bool c_written = false;
 
     FG_CUDA_TRY(cudaSetDevice(dev));
+    // Device operands of another context than the primary one (an OpenMP runtime's): the work
+    // that produced them is synchronised in that context, and a call on device operands alone
+    // runs there.
+    FG_CUDA_TRY(use_context(ops->context));
     // BLAS calls are synchronous: operands already on the device must be final before we read
     // them, whatever stream the application wrote them on.
     if (ops->a != FG_MEM_HOST || ops->b != FG_MEM_HOST || ops->c != FG_MEM_HOST)
         FG_CUDA_TRY(cudaDeviceSynchronize());
-    if ((reads_ab && (ops->a == FG_MEM_HOST || ops->b == FG_MEM_HOST)) || ops->c == FG_MEM_HOST) {
+    if (host_operand) {
+        // The pipeline's streams and buffers belong to the primary context; the kernels there
+        // read device operands of another context of the same device in place.
+        if (ops->context) FG_CUDA_TRY(cudaSetDevice(dev));
         bool broken = false;
         int rc = fg_offload_gemm(g, ops, dev, &broken, why, whylen);
         if (broken) device_broken[dev] = true;
@@ -202,6 +273,7 @@ fail:
 
 double fg_gpu_kernel_rate(int dev, fg_dtype dt, int64_t n)
 {
+    KeepCallerContext keep;
     const size_t bytes = fg_elem_size(dt) * (size_t)(n * n);
     void *a = nullptr, *b = nullptr, *c = nullptr;
     cudaEvent_t e0 = nullptr, e1 = nullptr;
@@ -227,6 +299,7 @@ double fg_gpu_kernel_rate(int dev, fg_dtype dt, int64_t n)
 
 void fg_gpu_name(int device, char *name, size_t len)
 {
+    KeepCallerContext keep;
     cudaDeviceProp p;
     if (cudaGetDeviceProperties(&p, device) != cudaSuccess) {
         cudaGetLastError();
@@ -248,9 +321,16 @@ int fg_gpu_stream_device(void *stream)
 
 int fg_gpu_gemm_async(const fg_gemm_args *g, int dev, void *stream, char *why, size_t whylen)
 {
+    KeepCallerContext keep;
     cudaStream_t s = static_cast<cudaStream_t>(stream);
     cudaError_t err = cudaSetDevice(dev);
     const char *failed_call = "cudaSetDevice";
+    // A stream of another context (an OpenMP runtime's, or one made with the driver API):
+    // launched in that context.
+    const Driver *d = driver();
+    CUcontext ctx = nullptr;
+    if (err == cudaSuccess && s && d && d->stream_ctx(static_cast<CUstream>(s), &ctx) == CUDA_SUCCESS)
+        err = use_context(ctx);
     if (err == cudaSuccess) {
         failed_call = "kernel launch";
         err = fg_reads_ab(g) ? fg_run_gemm(dev, g, g->a, g->lda, g->b, g->ldb, g->c, g->ldc, s)
@@ -283,7 +363,9 @@ int fg_gpu_staged_cpu_gemm(const fg_gemm_args *g, const fg_operands *ops, char *
     fg_gemm_args h = *g;
     void *ha = nullptr, *hb = nullptr, *hc = nullptr;
     int rc = -1;
+    KeepCallerContext keep;
 
+    if (ops->device >= 0 && cudaSetDevice(ops->device) == cudaSuccess) use_context(ops->context);
     cudaDeviceSynchronize(); // managed operands are read in place by the CPU: settle them first
     cudaGetLastError();
     if (reads_ab && ops->a == FG_MEM_DEVICE) {

@@ -26,7 +26,8 @@ typedef enum {
     FASTGEMM_BACKEND_NONE = 0, /* no call yet, an argument error, or a BLAS quick return */
     FASTGEMM_BACKEND_CPU = 1,  /* the CPU BLAS (or the host, for C = beta*C) */
     FASTGEMM_BACKEND_GPU = 2,  /* our CUDA kernels */
-    FASTGEMM_BACKEND_CPU_FALLBACK = 3 /* the GPU was chosen, failed, and the CPU computed C */
+    FASTGEMM_BACKEND_CPU_FALLBACK = 3, /* the GPU was chosen, failed, and the CPU computed C */
+    FASTGEMM_BACKEND_OMP = 4 /* the OpenMP-target GEMM (FASTGEMM_BACKEND=omp) */
 } fastgemm_backend;
 
 /* Status of fastgemm_sgemm/dgemm: 0 on success; -i when argument i is invalid

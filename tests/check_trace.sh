@@ -1,7 +1,7 @@
 #!/bin/sh
 # check_trace.sh TRACE EXPECT: libfastgemm really handled the calls. TRACE (FASTGEMM_TRACE's file)
 # must hold trace lines, and with EXPECT=gpu every call that computed something ran on the GPU
-# (none fell back to the CPU); EXPECT=cpu likewise; EXPECT=any accepts either.
+# (none fell back to the CPU); EXPECT=cpu or omp likewise; EXPECT=any accepts any.
 trace=$1 expect=$2
 n=$(grep -c '^fastgemm: ' "$trace" 2>/dev/null || true)
 if [ "${n:-0}" -eq 0 ]; then

@@ -5,11 +5,14 @@
 # sweep.png), and the kernels' SASS instruction counts go to sass_*.txt.
 # TUNE="args for fastgemm-tune" builds and runs the tuner (tune.csv, tune.log, and the table it
 # writes, sgemm_table.gen.h, or dgemm_table.gen.h with --prec d); ABLATE="args for fastgemm-ablate" the ablation (ablate.csv,
-# ablate.log). NCU="args for fastgemm-sweep" profiles its GEMM kernels (ncu.txt). TARGETS="..."
-# builds only those targets. Logs come back in logs.tar.gz.
+# ablate.log). NCU="args for fastgemm-sweep" profiles its GEMM kernels (ncu.txt).
+# OMPBENCH="args for fastgemm-ompbench" times both GPU backends next to cuBLAS (ompbench.csv).
+# TARGETS="..." builds only those targets. Logs come back in logs.tar.gz.
 # What such a machine may lack comes prebuilt in $CARRY (default .devcarry, see the README):
 #   netlib/   Debian's libblas-test testers, their .in files and the reference libblas.so.3
-#   prebuilt/ abi_f_linked and abi_f_blas (built where gfortran is)
+#   prebuilt/ abi_f_linked and abi_f_blas (built where gfortran is); test_omp_interop,
+#             libfastgemm_omp.so and their OpenMP runtime (tests/prebuild_omp.sh, built where
+#             an OpenMP offload compiler is)
 #   gfortran/ libgfortran.so.5 and libquadmath.so.0, used only if the machine has none
 set -uo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
@@ -58,6 +61,15 @@ if [ -n "${SWEEP:-}" ]; then
   ./fastgemm-sweep $SWEEP --csv "$OUT/sweep.csv" > "$OUT/sweep.log" 2>&1 || rc=1
   grep -E "TFLOP|GPU" "$OUT/sweep.log"
   python3 "$root/perf/plot.py" "$OUT/sweep.png" "$OUT/sweep.csv" || true
+fi
+if [ -n "${OMPBENCH:-}" ]; then # both GPU backends next to cuBLAS on device memory
+  omp_env=""
+  [ -e libfastgemm_omp.so ] ||
+    omp_env="FASTGEMM_OMP_LIB=$CARRY/prebuilt/libfastgemm_omp.so LD_LIBRARY_PATH=$CARRY/prebuilt:${LD_LIBRARY_PATH:-}"
+  { FASTGEMM_BACKEND=cuda ./fastgemm-ompbench --label cuda $OMPBENCH
+    env $omp_env FASTGEMM_BACKEND=omp OMP_TARGET_OFFLOAD=MANDATORY ./fastgemm-ompbench --label omp $OMPBENCH | tail -n +2
+  } > "$OUT/ompbench.csv" 2> "$OUT/ompbench.log" || rc=1
+  cat "$OUT/ompbench.csv" "$OUT/ompbench.log"
 fi
 if [ -n "${NCU:-}" ]; then # Nsight Compute on the GEMM kernels of a small fastgemm-sweep run
   ncu --section SpeedOfLight --section SchedulerStats --section WarpStateStats \

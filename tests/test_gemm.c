@@ -6,7 +6,7 @@
  * Device and managed operands start 0 to 3 elements past an aligned address.
  * Padding rows of A, B and C hold NaN; C's must come back bit for bit, and beta = 0 cases start
  * with NaN in C, alpha = 0 cases with NaN in all of A and B. The backend that ran is checked
- * against FASTGEMM_MODE and the kind of pointers.
+ * against FASTGEMM_MODE, FASTGEMM_BACKEND and the kind of pointers.
  * --random N instead: N cases of random shapes up to --max-size (default 2500; a quarter of the
  * dimensions below 64, the rest log-uniform), transposes, scalars, leading dimensions and
  * offsets, the same checks: the larger tiles, the kernel table's choices and split-K.
@@ -54,7 +54,8 @@ static void report(long idx, const char *prec, api_t api, char ta, char tb, int6
 static int backend_ok(fastgemm_backend got, int quick)
 {
     if (quick) return got == FASTGEMM_BACKEND_NONE;
-    if (ptr_kind != PTR_HOST || mode_is("gpu")) return got == FASTGEMM_BACKEND_GPU;
+    if (ptr_kind != PTR_HOST || mode_is("gpu"))
+        return got == (omp_backend() ? FASTGEMM_BACKEND_OMP : FASTGEMM_BACKEND_GPU);
     if (mode_is("cpu")) return got == FASTGEMM_BACKEND_CPU;
     return got == FASTGEMM_BACKEND_CPU || got == FASTGEMM_BACKEND_GPU;
 }
@@ -185,7 +186,7 @@ int main(int argc, char **argv)
             return 2;
         }
     }
-    if ((ptr_kind != PTR_HOST || mode_is("gpu")) && !test_gpu_present()) {
+    if ((ptr_kind != PTR_HOST || (mode_is("gpu") && !omp_backend())) && !test_gpu_present()) {
         printf("no CUDA device: skipped\n");
         return TEST_SKIP;
     }

@@ -97,6 +97,13 @@ static inline int mode_is(const char *m)
     const char *e = getenv("FASTGEMM_MODE");
     return e && !strcmp(e, m);
 }
+/* FASTGEMM_BACKEND=omp: the GPU's calls run on the OpenMP-target GEMM, which OpenMP runs on the
+ * host when it has no device. */
+static inline int omp_backend(void)
+{
+    const char *e = getenv("FASTGEMM_BACKEND");
+    return e && !strcmp(e, "omp");
+}
 
 /* gpumem.c: GPU memory for the tests, through the CUDA runtime (the library probes on its own).
  * test_gpu_present: 1 when a device is there. test_alloc: device (managed = 0) or managed memory,

@@ -2,13 +2,14 @@
 # run_netlib.sh TESTER INFILE LIB ROUTINE EXPECT [HAS_GPU]: runs a netlib Level-3 tester from
 # Debian's libblas-test (xblat3s, xblat3d, xscblat3, xdcblat3) with LD_PRELOAD=LIB and error-exit
 # tests on, reads its report, and requires ROUTINE (SGEMM, DGEMM, cblas_sgemm, cblas_dgemm) to
-# have PASSED every test, and the trace to show libfastgemm ran the calls (EXPECT: cpu, gpu, any).
+# have PASSED every test, and the trace to show libfastgemm ran the calls (EXPECT: cpu, gpu, omp,
+# any).
 # The testers' own folder goes first on LD_LIBRARY_PATH: it holds the reference libblas.so.3,
 # whose CBLAS globals (RowMajorStrg) the CBLAS testers need.
 set -u
 tester=$1 infile=$2 lib=$3 routine=$4 expect=$5 has_gpu=${6:-}
 here=$(dirname "$0")
-if [ "$expect" = gpu ] && [ -n "$has_gpu" ]; then "$has_gpu" || { echo "no CUDA device: skipped"; exit 77; }; fi
+case $expect in gpu|omp) if [ -n "$has_gpu" ]; then "$has_gpu" || { echo "no CUDA device: skipped"; exit 77; }; fi ;; esac
 if [ ! -x "$tester" ] || [ ! -f "$infile" ]; then
   echo "FAIL: $tester or $infile is missing (Debian: apt-get install libblas-test)"; exit 1
 fi

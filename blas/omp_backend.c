@@ -1,0 +1,54 @@
+/* omp_backend.c: FASTGEMM_BACKEND=omp. The OpenMP-target GEMM lives in a module of its own,
+ * libfastgemm_omp.so (omp/omp_gemm.c), built by a compiler with OpenMP offload: libfastgemm
+ * itself never depends on an offloading OpenMP runtime. The module is loaded at the first call
+ * that wants it, from FASTGEMM_OMP_LIB or else the folder libfastgemm was loaded from. */
+#define _GNU_SOURCE /* dladdr */
+#include "fg.h"
+
+#include <dlfcn.h>
+#include <limits.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static pthread_once_t load_once = PTHREAD_ONCE_INIT;
+static fg_omp_gemm_fn omp_gemm;
+
+static void load(void)
+{
+    char path[PATH_MAX];
+    const char *env = getenv("FASTGEMM_OMP_LIB");
+    Dl_info self;
+    if (env && *env) {
+        snprintf(path, sizeof path, "%s", env);
+    } else if (dladdr((void *)fg_omp_gemm, &self) && self.dli_fname && strchr(self.dli_fname, '/')) {
+        int dir = (int)(strrchr(self.dli_fname, '/') - self.dli_fname);
+        snprintf(path, sizeof path, "%.*s/libfastgemm_omp.so", dir, self.dli_fname);
+    } else {
+        snprintf(path, sizeof path, "libfastgemm_omp.so");
+    }
+    void *h = dlopen(path, RTLD_NOW | RTLD_LOCAL);
+    if (!h) {
+        fg_warn("FASTGEMM_BACKEND=omp: %s; GEMMs run on the CUDA kernels", dlerror());
+        return;
+    }
+    fg_omp_abi_fn abi = (fg_omp_abi_fn)dlsym(h, "fastgemm_omp_abi");
+    fg_omp_gemm_fn fn = (fg_omp_gemm_fn)dlsym(h, "fastgemm_omp_gemm");
+    if (!abi || !fn || abi() != FG_OMP_ABI) {
+        fg_warn("FASTGEMM_BACKEND=omp: %s is not a module of this libfastgemm; GEMMs run on "
+                "the CUDA kernels", path);
+        return; /* the handle stays open: its constructors have run */
+    }
+    omp_gemm = fn;
+}
+
+int fg_omp_gemm(const fg_gemm_args *g, const fg_operands *ops, int device, char *why,
+                size_t whylen)
+{
+    pthread_once(&load_once, load);
+    if (!omp_gemm) return -2;
+    /* Managed memory is used in place too: every device and the host can read it. */
+    return omp_gemm(g, ops->a != FG_MEM_HOST, ops->b != FG_MEM_HOST, ops->c != FG_MEM_HOST,
+                    device, why, whylen) == 0 ? 0 : -1;
+}
