@@ -5,17 +5,28 @@
  *                         OpenBLAS and for the backend that ran.
  *   test_threads fork     (gpu) a GEMM on the GPU, then fork(): the child's GEMMs are right
  *                         (on the CPU: CUDA does not survive fork), the parent's next GEMM runs
- *                         on the GPU again, and both processes exit cleanly. */
+ *                         on the GPU again, and both processes exit cleanly.
+ *   test_threads omp      the same calls from the 16 threads of the program's own OpenMP
+ *                         parallel region (host operands only where there is no GPU; the backend
+ *                         expected is the CPU under FASTGEMM_MODE=cpu, else the GPU); the
+ *                         process's peak thread count stays within the callers, one staging pool
+ *                         and one CPU BLAS pool (plus the CUDA runtime's few). */
 #include "../cpu_ref/ref.h"
 #include "testutil.h"
 
 #include <float.h>
 #include <pthread.h>
+#include <stdatomic.h>
 #include <sys/wait.h>
 #include <unistd.h>
+#ifdef _OPENMP
+#include <omp.h>
+#endif
 
 enum { THREADS = 16, CALLS = 6 };
 static pthread_mutex_t ref_lock = PTHREAD_MUTEX_INITIALIZER; /* the reference runs one at a time */
+static fastgemm_backend expected = FASTGEMM_BACKEND_GPU;
+static int gpu = 1; /* operands may be placed on the device */
 
 typedef struct {
     int id, fails;
@@ -71,7 +82,7 @@ static int one_call(rng_t *r, int dbl, int where, int64_t m, int64_t n, int64_t 
     for (int64_t j = 0; j < n; j++)
         for (int64_t i = m; i < ldc; i++)
             pad_ok &= !memcmp(c + (i + j * ldc) * es, want + (i + j * ldc) * es, es);
-    int ok = worst <= tol && pad_ok && be == FASTGEMM_BACKEND_GPU;
+    int ok = worst <= tol && pad_ok && be == expected;
     if (!ok)
         printf("FAIL %s: %cgemm %c%c m=%lld n=%lld k=%lld where=%d err %.2e (bound %.2e) pad %s backend %s\n",
                tag, dbl ? 'd' : 's', ta, tb, (long long)m, (long long)n, (long long)k, where, worst, tol,
@@ -89,13 +100,81 @@ static void *worker(void *arg)
         char tag[32];
         snprintf(tag, sizeof tag, "thread %d call %d", w->id, i);
         int64_t m = sizes[rng_below(&r, 6)], n = sizes[rng_below(&r, 6)], k = sizes[rng_below(&r, 6)];
-        w->fails += one_call(&r, rng_below(&r, 2), (w->id + i) % 8, m, n, k, tag);
+        w->fails += one_call(&r, rng_below(&r, 2), gpu ? (w->id + i) % 8 : 0, m, n, k, tag);
     }
     return NULL;
 }
 
+/* The process's thread count, from /proc/self/status (0 when unknown). */
+static int thread_count(void)
+{
+    FILE *f = fopen("/proc/self/status", "r");
+    char line[128];
+    int n = 0;
+    while (f && fgets(line, sizeof line, f))
+        if (sscanf(line, "Threads: %d", &n) == 1) break;
+    if (f) fclose(f);
+    return n;
+}
+
+static atomic_int sampling, peak_threads;
+static void *sampler(void *arg)
+{
+    (void)arg;
+    while (atomic_load(&sampling)) {
+        int n = thread_count();
+        if (n > atomic_load(&peak_threads)) atomic_store(&peak_threads, n);
+        usleep(500);
+    }
+    return NULL;
+}
+
+static int omp_callers(void)
+{
+#ifdef _OPENMP
+    worker_t w[THREADS];
+    int fails = 0, before = thread_count();
+    const long cpus = sysconf(_SC_NPROCESSORS_ONLN);
+    pthread_t s;
+    atomic_store(&sampling, 1);
+    pthread_create(&s, NULL, sampler, NULL);
+#pragma omp parallel num_threads(THREADS)
+    {
+        int id = omp_get_thread_num();
+        w[id] = (worker_t){id, 0};
+        worker(&w[id]);
+    }
+    atomic_store(&sampling, 0);
+    pthread_join(s, NULL);
+    for (int i = 0; i < THREADS; i++) fails += w[i].fails;
+    /* The callers (the region's threads), one staging pool and one CPU BLAS pool of at most a
+     * thread per CPU each, the sampler, and the CUDA runtime's own few. */
+    const int bound = before + THREADS + 2 * (int)cpus + 1 + 16, peak = atomic_load(&peak_threads);
+    printf("test_threads omp: %d OpenMP threads x %d calls, %d failed; threads: %d before, peak %d "
+           "(bound %d)\n", THREADS, CALLS, fails, before, peak, bound);
+    if (peak > bound) {
+        printf("FAIL: %d threads at the peak\n", peak);
+        fails++;
+    }
+    return fails != 0;
+#else
+    printf("FAIL: built without OpenMP\n");
+    return 1;
+#endif
+}
+
 int main(int argc, char **argv)
 {
+    if (argc > 1 && !strcmp(argv[1], "omp")) {
+        gpu = test_gpu_present();
+        if (mode_is("cpu")) expected = FASTGEMM_BACKEND_CPU;
+        else if (!gpu) {
+            printf("no CUDA device: skipped\n");
+            return TEST_SKIP;
+        }
+        if (ref_init()) return 1;
+        return omp_callers();
+    }
     if (!test_gpu_present()) {
         printf("no CUDA device: skipped\n");
         return TEST_SKIP;
