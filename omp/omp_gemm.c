@@ -2,9 +2,14 @@
  * GPU an OpenMP compiler offloads to. Built into the module libfastgemm_omp.so by a compiler
  * with OpenMP offload (GCC: -fopenmp -foffload=nvptx-none), loaded by blas/omp_backend.c.
  *
- * The kernel: a team per 64x64 tile of C (teams as thread blocks), team-shared panels of op(A)
- * and op(B), and 256 workers (the team's threads and their SIMD lanes) each computing a 4x4
- * register tile of C; gemm_s/gemm_d below say how.
+ * The kernel: a team per 64x64 tile of C (teams as thread blocks); per step of 16 along K the
+ * team's 256 threads copy a 64x16 tile of op(A) and a 16x64 tile of op(B) into team-shared
+ * arrays (each operand read along its stored columns, whatever its transpose), then each thread
+ * accumulates a 4x4 register tile of C from them. A team given another number of threads
+ * computes its tile element by element instead. GCC runs an OpenMP thread of an NVIDIA GPU as
+ * a warp (its lanes serve simd loops), and gives a team 8 of them: on a GPU the element-by-
+ * element form runs today; the host (OpenMP without a device) runs the tiled one. perf/NOTES.md
+ * has the measurements and the step tried next.
  * Operands on the device are used in place; host ones are copied to the device for the call
  * (C only when beta != 0), packed to their own rows. BLAS rules: beta = 0 never reads C,
  * alpha = 0 or k = 0 never reads A or B. */
@@ -17,24 +22,13 @@
 
 #define BM 64
 #define BN 64
-#define KC 32  /* the depth of the team-shared panels */
-#define NW 256 /* workers per team: 16 x 16, each a 4x4 register tile of the 64x64 tile */
+#define BK 16
+#define NT 256 /* threads per team: 16 x 16, each a 4x4 tile of the 64x64 tile */
 
 /* op(A)(i, l) and op(B)(l, j) of column-major A and B. */
 #define OP_A(i, l) (at ? a[(l) + (i) * lda] : a[(i) + (l) * lda])
 #define OP_B(l, j) (bt ? b[(j) + (l) * ldb] : b[(l) + (j) * ldb])
 
-/* The team's threads split the 256 workers evenly, each thread's as SIMD lanes (GCC runs an
- * OpenMP thread of an NVIDIA GPU as a warp and its simd loops on the warp's 32 lanes: 8 threads
- * of 32 lanes). Per panel of KC along K, the threads copy a 64 x KC panel of op(A) and a KC x 64
- * panel of op(B) into the team-shared arrays (each operand read along its stored columns), and
- * each worker adds the panels' product to its 4x4 tile of C held in registers, then to C (the
- * first panel applies beta, and never reads C when beta = 0). A team whose thread count does not
- * divide 256 computes its tile element by element instead.
- * Offloaded by GCC 12 to an NVIDIA GPU, the tiled form gave wrong results (H200: every random
- * case wrong, 8 threads a team; perf/NOTES.md), so there it is not used yet: a GPU runs the
- * element-by-element form, which passes every suite. The host (OpenMP without a device) runs
- * the tiled form. */
 #define DEFINE_OMP_GEMM(T, SUF)                                                                \
     static void scale_##SUF(int dev, int64_t m, int64_t n, T beta, T *c, int64_t ldc)          \
     {                                                                                          \
@@ -52,56 +46,52 @@
         const int64_t tm = (m + BM - 1) / BM, tiles = tm * ((n + BN - 1) / BN);                \
         const int teams = tiles < 65535 ? (int)tiles : 65535;                                  \
         int team_threads = 0;                                                                  \
-        _Pragma("omp target teams num_teams(teams) device(dev) is_device_ptr(a, b, c) map(from: team_threads)") \
+        _Pragma("omp target teams num_teams(teams) thread_limit(NT) device(dev) is_device_ptr(a, b, c) map(from: team_threads)") \
         {                                                                                      \
-            T as[KC][BM], bs[KC][BN]; /* shared by the team's threads */                      \
+            T as[BK][BM], bs[BK][BN]; /* shared by the team's threads */                      \
             _Pragma("omp distribute")                                                          \
             for (int64_t t = 0; t < tiles; t++) {                                              \
                 const int64_t i0 = (t % tm) * BM, j0 = (t / tm) * BN;                          \
-                _Pragma("omp parallel")                                                        \
+                _Pragma("omp parallel num_threads(NT)")                                        \
                 {                                                                              \
                     const int nth = omp_get_num_threads(), tid = omp_get_thread_num();         \
                     if (t == 0 && tid == 0) team_threads = nth;                                \
-                    if (NW % nth == 0 && omp_is_initial_device()) {                            \
-                        const int per = NW / nth, w0 = tid * per;                              \
-                        for (int64_t k0 = 0; k0 < k; k0 += KC) {                               \
-                            _Pragma("omp simd")                                                \
-                            for (int e = w0; e < w0 + per; e++)                                \
-                                for (int x = e; x < BM * KC; x += NW) {                        \
-                                    /* consecutive workers, consecutive addresses */           \
-                                    const int ii = at ? x / KC : x % BM, l = at ? x % KC : x / BM; \
-                                    const int64_t gi = i0 + ii, gl = k0 + l;                   \
-                                    as[l][ii] = gi < m && gl < k ? OP_A(gi, gl) : (T)0;        \
-                                    const int jj = bt ? x % BN : x / KC, l2 = bt ? x / BN : x % KC; \
-                                    const int64_t gj = j0 + jj, gl2 = k0 + l2;                 \
-                                    bs[l2][jj] = gj < n && gl2 < k ? OP_B(gl2, gj) : (T)0;     \
-                                }                                                              \
+                    if (nth == NT) {                                                           \
+                        const int tx = tid % 16, ty = tid / 16;                                \
+                        T acc[4][4];                                                           \
+                        for (int r = 0; r < 4; r++)                                            \
+                            for (int q = 0; q < 4; q++) acc[r][q] = 0;                         \
+                        for (int64_t k0 = 0; k0 < k; k0 += BK) {                               \
+                            for (int e = tid; e < BM * BK; e += NT) {                          \
+                                /* consecutive threads, consecutive addresses */               \
+                                const int ii = at ? e / BK : e % BM, l = at ? e % BK : e / BM; \
+                                const int64_t gi = i0 + ii, gl = k0 + l;                       \
+                                as[l][ii] = gi < m && gl < k ? OP_A(gi, gl) : (T)0;            \
+                            }                                                                  \
+                            for (int e = tid; e < BK * BN; e += NT) {                          \
+                                const int jj = bt ? e % BN : e / BK, l = bt ? e / BN : e % BK; \
+                                const int64_t gj = j0 + jj, gl = k0 + l;                       \
+                                bs[l][jj] = gj < n && gl < k ? OP_B(gl, gj) : (T)0;            \
+                            }                                                                  \
                             _Pragma("omp barrier")                                             \
-                            _Pragma("omp simd")                                                \
-                            for (int e = w0; e < w0 + per; e++) {                              \
-                                const int tx = e % 16, ty = e / 16;                            \
-                                T acc[4][4];                                                   \
+                            for (int l = 0; l < BK; l++) {                                     \
+                                T x[4], y[4];                                                  \
+                                for (int r = 0; r < 4; r++) x[r] = as[l][tx + 16 * r];         \
+                                for (int q = 0; q < 4; q++) y[q] = bs[l][ty + 16 * q];         \
                                 for (int r = 0; r < 4; r++)                                    \
-                                    for (int q = 0; q < 4; q++) acc[r][q] = 0;                 \
-                                for (int l = 0; l < KC; l++) {                                 \
-                                    T x[4], y[4];                                              \
-                                    for (int r = 0; r < 4; r++) x[r] = as[l][tx + 16 * r];     \
-                                    for (int q = 0; q < 4; q++) y[q] = bs[l][ty + 16 * q];     \
-                                    for (int r = 0; r < 4; r++)                                \
-                                        for (int q = 0; q < 4; q++) acc[r][q] += x[r] * y[q];  \
-                                }                                                              \
-                                for (int q = 0; q < 4; q++)                                    \
-                                    for (int r = 0; r < 4; r++) {                              \
-                                        const int64_t i = i0 + tx + 16 * r, j = j0 + ty + 16 * q; \
-                                        if (i >= m || j >= n) continue;                        \
-                                        T *p = &c[i + j * ldc];                                \
-                                        if (k0 > 0) *p += alpha * acc[r][q];                   \
-                                        else if (beta == 0) *p = alpha * acc[r][q];            \
-                                        else *p = alpha * acc[r][q] + beta * *p;               \
-                                    }                                                          \
+                                    for (int q = 0; q < 4; q++) acc[r][q] += x[r] * y[q];      \
                             }                                                                  \
                             _Pragma("omp barrier")                                             \
                         }                                                                      \
+                        for (int q = 0; q < 4; q++)                                            \
+                            for (int r = 0; r < 4; r++) {                                      \
+                                const int64_t i = i0 + tx + 16 * r, j = j0 + ty + 16 * q;      \
+                                if (i < m && j < n) {                                          \
+                                    T *p = &c[i + j * ldc];                                    \
+                                    *p = beta == 0 ? alpha * acc[r][q]                         \
+                                                   : alpha * acc[r][q] + beta * *p;            \
+                                }                                                              \
+                            }                                                                  \
                     } else {                                                                   \
                         for (int e = tid; e < BM * BN; e += nth) {                             \
                             const int64_t i = i0 + e % BM, j = j0 + e / BM;                    \
