@@ -111,10 +111,13 @@ FG_HIDDEN int fg_gpu_staged_cpu_gemm(const fg_gemm_args *g, const fg_operands *o
 FG_HIDDEN int fg_omp_gemm(const fg_gemm_args *g, const fg_operands *ops, int device, char *why,
                           size_t whylen);
 /* The module's entry points, and the version of this interface it must report. */
-#define FG_OMP_ABI 1
+#define FG_OMP_ABI 2
 typedef int (*fg_omp_abi_fn)(void);
+/* Runs g with the module's kernel named `kernel` (NULL: its default). Returns 0, -1 (failed, C
+ * untouched; why: the reason), or -3 (no kernel of that name; why: the names). */
 typedef int (*fg_omp_gemm_fn)(const fg_gemm_args *g, int a_on_device, int b_on_device,
-                              int c_on_device, int device, char *why, size_t whylen);
+                              int c_on_device, int device, const char *kernel, char *why,
+                              size_t whylen);
 
 /* blas/model.c: FASTGEMM_MODE=auto's cost model for host operands. Fills the predicted
  * seconds on each side (negative: no prediction; a call too small for the model is predicted

@@ -14,6 +14,7 @@
 
 static pthread_once_t load_once = PTHREAD_ONCE_INIT;
 static fg_omp_gemm_fn omp_gemm;
+static int kernel_unknown; /* FASTGEMM_KERNEL names no kernel of the module: its default runs */
 
 static void load(void)
 {
@@ -49,6 +50,14 @@ int fg_omp_gemm(const fg_gemm_args *g, const fg_operands *ops, int device, char 
     pthread_once(&load_once, load);
     if (!omp_gemm) return -2;
     /* Managed memory is used in place too: every device and the host can read it. */
-    return omp_gemm(g, ops->a != FG_MEM_HOST, ops->b != FG_MEM_HOST, ops->c != FG_MEM_HOST,
-                    device, why, whylen) == 0 ? 0 : -1;
+    const int a = ops->a != FG_MEM_HOST, b = ops->b != FG_MEM_HOST, c = ops->c != FG_MEM_HOST;
+    const char *kernel = __atomic_load_n(&kernel_unknown, __ATOMIC_RELAXED) ? NULL
+                                                                            : fg_get_config()->kernel;
+    int rc = omp_gemm(g, a, b, c, device, kernel, why, whylen);
+    if (rc == -3) {
+        if (!__atomic_exchange_n(&kernel_unknown, 1, __ATOMIC_RELAXED))
+            fg_warn("%s; using the default", why);
+        rc = omp_gemm(g, a, b, c, device, NULL, why, whylen);
+    }
+    return rc == 0 ? 0 : -1;
 }

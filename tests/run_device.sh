@@ -7,7 +7,7 @@
 # writes, sgemm_table.gen.h, or dgemm_table.gen.h with --prec d); ABLATE="args for fastgemm-ablate" the ablation (ablate.csv,
 # ablate.log). NCU="args for fastgemm-sweep" profiles its GEMM kernels (ncu.txt).
 # OMPBENCH="args for fastgemm-ompbench" times both GPU backends next to cuBLAS (ompbench.csv;
-# the OpenMP one for at most OMPBENCH_LIMIT seconds, its trace in ompbench.log).
+# each OpenMP kernel for at most OMPBENCH_LIMIT seconds, their traces in ompbench.log).
 # TARGETS="..." builds only those targets. Logs come back in logs.tar.gz.
 # What such a machine may lack comes prebuilt in $CARRY (default .devcarry, see the README):
 #   netlib/   Debian's libblas-test testers, their .in files and the reference libblas.so.3
@@ -68,8 +68,10 @@ if [ -n "${OMPBENCH:-}" ]; then # both GPU backends next to cuBLAS on device mem
   [ -e libfastgemm_omp.so ] ||
     omp_env="FASTGEMM_OMP_LIB=$CARRY/prebuilt/libfastgemm_omp.so LD_LIBRARY_PATH=$CARRY/prebuilt:${LD_LIBRARY_PATH:-}"
   { FASTGEMM_BACKEND=cuda ./fastgemm-ompbench --label cuda $OMPBENCH
-    env $omp_env FASTGEMM_BACKEND=omp OMP_TARGET_OFFLOAD=MANDATORY FASTGEMM_TRACE=1 \
-      timeout "${OMPBENCH_LIMIT:-600}" ./fastgemm-ompbench --label omp $OMPBENCH | tail -n +2
+    for k in omp_direct omp_team; do
+      env $omp_env FASTGEMM_BACKEND=omp FASTGEMM_KERNEL=$k OMP_TARGET_OFFLOAD=MANDATORY FASTGEMM_TRACE=1 \
+        timeout "${OMPBENCH_LIMIT:-600}" ./fastgemm-ompbench --label $k $OMPBENCH | tail -n +2
+    done
   } > "$OUT/ompbench.csv" 2> "$OUT/ompbench.log" || rc=1
   cat "$OUT/ompbench.csv" "$OUT/ompbench.log"
 fi
