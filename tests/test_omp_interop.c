@@ -4,20 +4,27 @@
  *   2. dgemm_ on arrays mapped by `target data`, through use_device_addr;
  *   3. cblas_sgemm (row-major) on omp_target_alloc memory, with beta = 0 and NaN in C;
  *   4. dgemm_ with A in omp_target_alloc memory and B, C on the host (a mix);
- *   5. sgemm_ with alpha = 0 on omp_target_alloc memory (C = beta*C, A and B NaN).
- * After each GEMM an OpenMP target region reads C on the device: the result must be visible
- * there, and the OpenMP runtime must still launch its kernels (libfastgemm leaves the thread's
- * CUDA context as it found it). Every result is checked against OpenBLAS.
- * With an OpenMP device, every GEMM must run on the GPU (in place for device operands); without
- * one, OpenMP runs the target regions on the host and the GEMMs get host memory (the CPU path
- * under FASTGEMM_MODE=cpu). */
+ *   5. sgemm_ with alpha = 0 on omp_target_alloc memory (C = beta*C, A and B NaN);
+ *   6. sgemm_ on host memory.
+ * After each GEMM on device data an OpenMP target region reads C on the device: the result must
+ * be visible there, and the OpenMP runtime must still launch its kernels (libfastgemm leaves
+ * the thread's CUDA context as it found it). Every result is checked against OpenBLAS.
+ * With an OpenMP device, every GEMM must run on the GPU (FASTGEMM_MODE=gpu for the host one)
+ * and on the right one, as the trace line says: the device operands' OpenMP device (OpenMP
+ * device n is CUDA device n), and for host operands FASTGEMM_DEVICE or else OpenMP's default.
+ * With several devices the cases run once per device made OpenMP's default, and then the
+ * program runs itself again with FASTGEMM_DEVICE set to the last device. Without a device,
+ * OpenMP runs the target regions on the host and the GEMMs get host memory (the CPU path under
+ * FASTGEMM_MODE=cpu). */
 #include "../cpu_ref/ref.h"
 #include "testutil.h"
 
 #include <float.h>
 #include <omp.h>
+#include <unistd.h>
 
 static int failures, on_device;
+static char trace_path[] = "/tmp/fg_omp_interop_XXXXXX";
 
 #define FAIL(...)                                                                              \
     do {                                                                                       \
@@ -41,14 +48,31 @@ static void check(const char *what, int64_t m, int64_t n, int64_t k, double eps,
     }
 }
 
-/* On an OpenMP device, the GPU; otherwise the operands are host memory, and the CPU when
- * FASTGEMM_MODE=cpu, else either side (auto mode's choice). */
-static void expect_backend(const char *what)
+/* The device the last call's trace line names ("device N"), or -1. */
+static int traced_device(void)
+{
+    FILE *f = fopen(trace_path, "r");
+    char line[1024], last[1024] = "";
+    while (f && fgets(line, sizeof line, f))
+        if (!strncmp(line, "fastgemm: ", 10)) memcpy(last, line, sizeof last);
+    if (f) fclose(f);
+    const char *p = strstr(last, "device ");
+    return p && p[7] >= '0' && p[7] <= '9' ? atoi(p + 7) : -1;
+}
+
+/* On an OpenMP device, the GPU: for device operands OpenMP's default device (where each case
+ * puts them), for host operands FASTGEMM_DEVICE or else that default. Otherwise the operands
+ * are host memory, and the CPU when FASTGEMM_MODE=cpu, else either side (auto mode's choice). */
+static void expect_backend(const char *what, int host_operands)
 {
     fastgemm_backend got = fastgemm_last_backend();
     int ok = on_device ? got == FASTGEMM_BACKEND_GPU
                        : got == FASTGEMM_BACKEND_CPU || (!mode_is("cpu") && got == FASTGEMM_BACKEND_GPU);
     if (!ok) FAIL("%s ran on %s", what, fastgemm_backend_name(got));
+    const char *env = getenv("FASTGEMM_DEVICE");
+    int want = host_operands && env && *env ? atoi(env) : omp_get_default_device();
+    if (on_device && ok && traced_device() != want)
+        FAIL("%s ran on device %d, expected %d", what, traced_device(), want);
 }
 
 static void fill(rng_t *r, double *x, int64_t len)
@@ -97,7 +121,7 @@ static void mapped_sgemm(void)
     {
 #pragma omp target data use_device_ptr(a, b, c)
         sgemm_("N", "N", &m, &n, &k, &alpha, a, &lda, b, &ldb, &beta, c, &ldc, 1, 1);
-        expect_backend("sgemm_ on use_device_ptr");
+        expect_backend("sgemm_ on use_device_ptr", 0);
         /* The next target region sees the result. */
 #pragma omp target teams distribute parallel for
         for (int i = 0; i < ldc * n; i++) twice[i] = 2 * c[i];
@@ -130,7 +154,7 @@ static void mapped_dgemm(void)
     {
 #pragma omp target data use_device_addr(a2, b2, c2)
         dgemm_("N", "N", &m, &n, &k, &alpha, a2, &m, b2, &k, &beta, c2, &m, 1, 1);
-        expect_backend("dgemm_ on use_device_addr");
+        expect_backend("dgemm_ on use_device_addr", 0);
 #pragma omp target teams distribute parallel for
         for (int j = 0; j < N2; j++) {
             double s = 0;
@@ -177,7 +201,7 @@ static void allocated_cblas(void)
     omp_target_memcpy(db, b, sizeof(float) * k * n, 0, 0, dev, host);
     omp_target_memcpy(dc, c, sizeof(float) * m * n, 0, 0, dev, host);
     cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, m, n, k, 2.0f, da, k, db, n, 0.0f, dc, n);
-    expect_backend("cblas_sgemm on omp_target_alloc memory");
+    expect_backend("cblas_sgemm on omp_target_alloc memory", 0);
 #pragma omp target teams distribute parallel for is_device_ptr(dc) map(from: colsum[0:n]) device(dev)
     for (int j = 0; j < n; j++) {
         float s = 0;
@@ -219,7 +243,7 @@ static void mixed_dgemm(void)
     }
     omp_target_memcpy(da, a, sizeof(double) * m * k, 0, 0, dev, host);
     dgemm_("N", "N", &m, &n, &k, &alpha, da, &m, b, &k, &beta, c, &m, 1, 1);
-    expect_backend("dgemm_ with A on the device, B and C on the host");
+    expect_backend("dgemm_ with A on the device, B and C on the host", 0);
     double first = -1;
 #pragma omp target is_device_ptr(da) map(from: first) device(dev)
     first = da[0];
@@ -246,7 +270,7 @@ static void scale_only(void)
     omp_target_memcpy(da, ab, sizeof(float) * m * k, 0, 0, dev, host);
     omp_target_memcpy(dc, c, sizeof(float) * m * n, 0, 0, dev, host);
     sgemm_("N", "T", &m, &n, &k, &alpha, da, &m, da, &n, &beta, dc, &m, 1, 1);
-    expect_backend("sgemm_ with alpha = 0");
+    expect_backend("sgemm_ with alpha = 0", 0);
     int wrong = 0;
 #pragma omp target teams distribute parallel for is_device_ptr(dc) map(tofrom: wrong) reduction(+: wrong) device(dev)
     for (int i = 0; i < m * n; i++) wrong += dc[i] != 3.0f * (float)i;
@@ -255,18 +279,72 @@ static void scale_only(void)
     free(ab), free(c);
 }
 
-int main(void)
+/* 6. sgemm_ on host memory: to OpenMP's default device unless FASTGEMM_DEVICE says otherwise. */
+static void host_sgemm(void)
 {
-    if (ref_init()) return 1;
-    const int ndev = omp_get_num_devices(), dev = omp_get_default_device();
-    on_device = dev >= 0 && dev < ndev;
-    printf("test_omp_interop: %d OpenMP device(s), default %d: %s\n", ndev, dev,
-           on_device ? "the GEMMs run on the GPU" : "no device: target regions and GEMMs run on the host");
+    const int m = 190, n = 120, k = 150;
+    const float alpha = 1.5f, beta = 0.25f;
+    float *a = malloc(sizeof(float) * m * k), *b = malloc(sizeof(float) * k * n), *c = malloc(sizeof(float) * m * n);
+    double *ad = malloc(sizeof(double) * m * k), *bd = malloc(sizeof(double) * k * n);
+    double *c0 = malloc(sizeof(double) * m * n), *ref = malloc(sizeof(double) * m * n);
+    double *abs_ab = malloc(sizeof(double) * m * n), *got = malloc(sizeof(double) * m * n);
+    rng_t r = {6};
+    for (int i = 0; i < m * k; i++) ad[i] = a[i] = (float)rng_uniform(&r);
+    for (int i = 0; i < k * n; i++) bd[i] = b[i] = (float)rng_uniform(&r);
+    for (int i = 0; i < m * n; i++) c0[i] = c[i] = (float)rng_uniform(&r);
+    sgemm_("N", "N", &m, &n, &k, &alpha, a, &m, b, &k, &beta, c, &m, 1, 1);
+    expect_backend("sgemm_ on host memory", 1);
+    reference(m, n, k, alpha, ad, m, bd, k, beta, c0, ref, abs_ab);
+    for (int i = 0; i < m * n; i++) got[i] = c[i];
+    check("sgemm_ (host memory)", m, n, k, FLT_EPSILON, got, ref, abs_ab, c0, beta);
+    free(a), free(b), free(c), free(ad), free(bd), free(c0), free(ref), free(abs_ab), free(got);
+}
+
+static void all_cases(void)
+{
     mapped_sgemm();
     mapped_dgemm();
     allocated_cblas();
     mixed_dgemm();
     scale_only();
+    host_sgemm();
+}
+
+int main(int argc, char **argv)
+{
+    (void)argc;
+    if (ref_init()) return 1;
+    int fd = mkstemp(trace_path); /* the trace says which device ran each call */
+    if (fd < 0 || setenv("FASTGEMM_TRACE", trace_path, 1) != 0) {
+        fprintf(stderr, "test_omp_interop: no trace file\n");
+        return 1;
+    }
+    close(fd);
+    const int ndev = omp_get_num_devices(), dev = omp_get_default_device();
+    const char *fg_device = getenv("FASTGEMM_DEVICE");
+    on_device = dev >= 0 && dev < ndev;
+    printf("test_omp_interop: %d OpenMP device(s), default %d, FASTGEMM_DEVICE %s: %s\n", ndev, dev,
+           fg_device ? fg_device : "unset",
+           on_device ? "the GEMMs run on the GPU" : "no device: target regions and GEMMs run on the host");
+    all_cases();
+    for (int d = 0; on_device && d < ndev; d++) {
+        if (d == dev) continue;
+        printf("test_omp_interop: OpenMP's default device now %d\n", d);
+        omp_set_default_device(d);
+        all_cases();
+    }
+    unlink(trace_path);
     printf("test_omp_interop: %d failure(s)\n", failures);
-    return failures ? 1 : 0;
+    if (failures) return 1;
+    if (on_device && ndev >= 2 && !fg_device) { /* the settings are read once: a new process */
+        char last[16];
+        snprintf(last, sizeof last, "%d", ndev - 1);
+        setenv("FASTGEMM_DEVICE", last, 1);
+        unsetenv("FASTGEMM_TRACE");
+        fflush(stdout);
+        execv("/proc/self/exe", argv);
+        perror("test_omp_interop: execv");
+        return 1;
+    }
+    return 0;
 }
