@@ -161,6 +161,10 @@
 DEFINE_OMP_GEMM(float, s)
 DEFINE_OMP_GEMM(double, d)
 
+/* Packing a host matrix for the device (and unpacking C) is split among the host's OpenMP
+ * threads from this size on (inside a caller's parallel region OpenMP runs it on one thread). */
+#define PACK_PARALLEL ((size_t)4 << 20)
+
 /* A rows x cols host matrix (leading dimension ld) in new memory of device dev, packed to
  * leading dimension rows; NULL when that memory cannot be had. */
 static void *to_device(const void *h, int64_t rows, int64_t cols, int64_t ld, size_t es, int dev,
@@ -172,6 +176,7 @@ static void *to_device(const void *h, int64_t rows, int64_t cols, int64_t ld, si
     if (!d) return NULL;
     if (ld != rows) {
         if (!(packed = malloc(bytes))) goto fail;
+#pragma omp parallel for if (bytes >= PACK_PARALLEL)
         for (int64_t j = 0; j < cols; j++)
             memcpy((char *)packed + (size_t)(j * rows) * es, (const char *)h + (size_t)(j * ld) * es,
                    (size_t)rows * es);
@@ -197,6 +202,7 @@ static int from_device(void *c, int64_t ldc, const void *d, int64_t m, int64_t n
         free(packed);
         return -1;
     }
+#pragma omp parallel for if (bytes >= PACK_PARALLEL)
     for (int64_t j = 0; j < n; j++)
         memcpy((char *)c + (size_t)(j * ldc) * es, (char *)packed + (size_t)(j * m) * es,
                (size_t)m * es);
