@@ -48,31 +48,38 @@ static void check(const char *what, int64_t m, int64_t n, int64_t k, double eps,
     }
 }
 
-/* The device the last call's trace line names ("device N"), or -1. */
-static int traced_device(void)
+/* The last call's trace line. */
+static void last_trace_line(char *last, size_t len)
 {
     FILE *f = fopen(trace_path, "r");
-    char line[1024], last[1024] = "";
+    char line[1024];
+    last[0] = 0;
     while (f && fgets(line, sizeof line, f))
-        if (!strncmp(line, "fastgemm: ", 10)) memcpy(last, line, sizeof last);
+        if (!strncmp(line, "fastgemm: ", 10)) snprintf(last, len, "%s", line);
     if (f) fclose(f);
-    const char *p = strstr(last, "device ");
-    return p && p[7] >= '0' && p[7] <= '9' ? atoi(p + 7) : -1;
 }
 
+enum operands { ON_DEVICE, MIXED, ON_HOST };
+
 /* On an OpenMP device, the GPU: for device operands OpenMP's default device (where each case
- * puts them), for host operands FASTGEMM_DEVICE or else that default. Otherwise the operands
- * are host memory, and the CPU when FASTGEMM_MODE=cpu, else either side (auto mode's choice). */
-static void expect_backend(const char *what, int host_operands)
+ * puts them), for host operands FASTGEMM_DEVICE or else that default; operands all on the
+ * device are used in place (the trace shows no host copies). Otherwise the operands are host
+ * memory, and the CPU when FASTGEMM_MODE=cpu, else either side (auto mode's choice). */
+static void expect_backend(const char *what, enum operands where)
 {
     fastgemm_backend got = fastgemm_last_backend();
     int ok = on_device ? got == FASTGEMM_BACKEND_GPU
                        : got == FASTGEMM_BACKEND_CPU || (!mode_is("cpu") && got == FASTGEMM_BACKEND_GPU);
     if (!ok) FAIL("%s ran on %s", what, fastgemm_backend_name(got));
-    const char *env = getenv("FASTGEMM_DEVICE");
-    int want = host_operands && env && *env ? atoi(env) : omp_get_default_device();
-    if (on_device && ok && traced_device() != want)
-        FAIL("%s ran on device %d, expected %d", what, traced_device(), want);
+    if (!on_device || !ok) return;
+    char line[1024];
+    last_trace_line(line, sizeof line);
+    const char *env = getenv("FASTGEMM_DEVICE"), *p = strstr(line, "device ");
+    const int want = where == ON_HOST && env && *env ? atoi(env) : omp_get_default_device();
+    const int dev = p && p[7] >= '0' && p[7] <= '9' ? atoi(p + 7) : -1;
+    if (dev != want) FAIL("%s ran on device %d, expected %d", what, dev, want);
+    if (where == ON_DEVICE && strstr(line, "host copies"))
+        FAIL("%s copied operands through the host: %s", what, line);
 }
 
 static void fill(rng_t *r, double *x, int64_t len)
@@ -121,7 +128,7 @@ static void mapped_sgemm(void)
     {
 #pragma omp target data use_device_ptr(a, b, c)
         sgemm_("N", "N", &m, &n, &k, &alpha, a, &lda, b, &ldb, &beta, c, &ldc, 1, 1);
-        expect_backend("sgemm_ on use_device_ptr", 0);
+        expect_backend("sgemm_ on use_device_ptr", ON_DEVICE);
         /* The next target region sees the result. */
 #pragma omp target teams distribute parallel for
         for (int i = 0; i < ldc * n; i++) twice[i] = 2 * c[i];
@@ -154,7 +161,7 @@ static void mapped_dgemm(void)
     {
 #pragma omp target data use_device_addr(a2, b2, c2)
         dgemm_("N", "N", &m, &n, &k, &alpha, a2, &m, b2, &k, &beta, c2, &m, 1, 1);
-        expect_backend("dgemm_ on use_device_addr", 0);
+        expect_backend("dgemm_ on use_device_addr", ON_DEVICE);
 #pragma omp target teams distribute parallel for
         for (int j = 0; j < N2; j++) {
             double s = 0;
@@ -201,7 +208,7 @@ static void allocated_cblas(void)
     omp_target_memcpy(db, b, sizeof(float) * k * n, 0, 0, dev, host);
     omp_target_memcpy(dc, c, sizeof(float) * m * n, 0, 0, dev, host);
     cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, m, n, k, 2.0f, da, k, db, n, 0.0f, dc, n);
-    expect_backend("cblas_sgemm on omp_target_alloc memory", 0);
+    expect_backend("cblas_sgemm on omp_target_alloc memory", ON_DEVICE);
 #pragma omp target teams distribute parallel for is_device_ptr(dc) map(from: colsum[0:n]) device(dev)
     for (int j = 0; j < n; j++) {
         float s = 0;
@@ -243,7 +250,7 @@ static void mixed_dgemm(void)
     }
     omp_target_memcpy(da, a, sizeof(double) * m * k, 0, 0, dev, host);
     dgemm_("N", "N", &m, &n, &k, &alpha, da, &m, b, &k, &beta, c, &m, 1, 1);
-    expect_backend("dgemm_ with A on the device, B and C on the host", 0);
+    expect_backend("dgemm_ with A on the device, B and C on the host", MIXED);
     double first = -1;
 #pragma omp target is_device_ptr(da) map(from: first) device(dev)
     first = da[0];
@@ -270,7 +277,7 @@ static void scale_only(void)
     omp_target_memcpy(da, ab, sizeof(float) * m * k, 0, 0, dev, host);
     omp_target_memcpy(dc, c, sizeof(float) * m * n, 0, 0, dev, host);
     sgemm_("N", "T", &m, &n, &k, &alpha, da, &m, da, &n, &beta, dc, &m, 1, 1);
-    expect_backend("sgemm_ with alpha = 0", 0);
+    expect_backend("sgemm_ with alpha = 0", ON_DEVICE);
     int wrong = 0;
 #pragma omp target teams distribute parallel for is_device_ptr(dc) map(tofrom: wrong) reduction(+: wrong) device(dev)
     for (int i = 0; i < m * n; i++) wrong += dc[i] != 3.0f * (float)i;
@@ -293,7 +300,7 @@ static void host_sgemm(void)
     for (int i = 0; i < k * n; i++) bd[i] = b[i] = (float)rng_uniform(&r);
     for (int i = 0; i < m * n; i++) c0[i] = c[i] = (float)rng_uniform(&r);
     sgemm_("N", "N", &m, &n, &k, &alpha, a, &m, b, &k, &beta, c, &m, 1, 1);
-    expect_backend("sgemm_ on host memory", 1);
+    expect_backend("sgemm_ on host memory", ON_HOST);
     reference(m, n, k, alpha, ad, m, bd, k, beta, c0, ref, abs_ab);
     for (int i = 0; i < m * n; i++) got[i] = c[i];
     check("sgemm_ (host memory)", m, n, k, FLT_EPSILON, got, ref, abs_ab, c0, beta);
