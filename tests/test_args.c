@@ -226,7 +226,7 @@ static int expect_gpu(void) { return mode_is("gpu"); }
     } while (0)
 
 /* fastgemm_*gemm_stream: argument errors as the C API; host operands refused with C untouched;
- * on a GPU, a right C on device memory once the stream is synchronized. */
+ * on a GPU, a right C on device memory once the stream is synchronized, and then from sgemm_. */
 static void check_stream_api(void)
 {
     enum { M = 70, N = 33, K = 129 };
@@ -266,6 +266,21 @@ static void check_stream_api(void)
     CHECK(!bad, "stream API on the GPU: %d wrong entries", bad);
     CHECK(fastgemm_last_backend() == FASTGEMM_BACKEND_GPU, "stream API: backend %s",
           fastgemm_backend_name(fastgemm_last_backend()));
+    /* sgemm_ on the same device memory, in place on the GPU in every mode. Under
+     * FASTGEMM_MODE=cpu this process loaded CUDA only now (test_gpu_present), after the library
+     * had seen host operands alone: the driver it looked for then must be found now. */
+    const int m = M, n = N, k = K;
+    const float alpha = 1.5f, beta = 0;
+    sgemm_("N", "N", &m, &n, &k, &alpha, da, &m, db, &k, &beta, dc, &m, 1, 1);
+    CHECK(fastgemm_last_backend() == FASTGEMM_BACKEND_GPU, "sgemm_ on device memory: backend %s",
+          fastgemm_backend_name(fastgemm_last_backend()));
+    for (int i = 0; i < M * N; i++) want[i] = 0;
+    ref_naive_sgemm('N', 'N', M, N, K, 1.5f, a, M, b, K, 0, want, M);
+    CHECK(!test_copy(c, dc, sizeof c), "sgemm_ on device memory: copy back");
+    bad = 0;
+    for (int i = 0; i < M * N; i++)
+        bad += !(fabs((double)c[i] - want[i]) <= 2.0 * (K + 2) * 1.2e-7 * (1.5 * K));
+    CHECK(!bad, "sgemm_ on device memory: %d wrong entries", bad);
     test_free(da);
     test_free(db);
     test_free(dc);
