@@ -49,7 +49,7 @@ std::atomic<unsigned long long> looked_at{0};
 
 // The driver, if it is already loaded. Loading it ourselves would be a CUDA call, and without
 // it no pointer of this process can be device memory anyway. Looking (dlopen with RTLD_NOLOAD)
-// searches the file system: 5-20 microseconds, more than a small GEMM. So it is done again only
+// searches the file system: 2-20 microseconds, more than a small GEMM. So it is done again only
 // when objects were loaded since it last failed.
 const Driver *driver()
 {

@@ -11,7 +11,7 @@
  * GCC runs an OpenMP thread of an NVIDIA GPU as a warp and its simd loops on the warp's 32
  * lanes, and keeps a team's shared arrays in global memory (the soft stack: no .shared in the
  * PTX), so the team panels are a copy from global memory to global memory: on the H200
- * omp_direct is the faster by 2-10x (perf/NOTES.md). omp_team is the form for a compiler that
+ * omp_direct is the faster by 2-6x (perf/RESULTS.md). omp_team is the form for a compiler that
  * puts team arrays on chip.
  * Operands on the device are used in place; host ones are copied to the device for the call
  * (C only when beta != 0), packed to their own rows. BLAS rules: beta = 0 never reads C,
