@@ -211,8 +211,9 @@ static int gemm(const fg_gemm_args *g, double t0)
         if (fg_gpu_usable(&device)) {
             int rc = fg_gpu_gemm(g, &ops, device, why, sizeof why);
             if (rc == FG_GPU_OK) { /* the device, and what the GPU side reports, if anything */
-                char where[300];
-                snprintf(where, sizeof where, "device %d%s%s", device, why[0] ? "; " : "", why);
+                char where[300] = "";
+                if (trace_fd >= 0)
+                    snprintf(where, sizeof where, "device %d%s%s", device, why[0] ? "; " : "", why);
                 finish(g, FASTGEMM_BACKEND_GPU, where, t0);
                 return 0;
             }
