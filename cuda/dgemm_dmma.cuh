@@ -5,10 +5,13 @@
 // Block tiles of op(A) and op(B) are staged in shared memory by the cp.async pipeline and the
 // tile loaders of gemm_common.cuh, each operand in the layout it has in memory (k-major rows
 // when its columns run along M or N, mn-major rows when they run along K), so every copy can
-// be 16 bytes; 4 elements of padding per row make the fragment loads of either layout free of
-// bank conflicts. Each warp computes a WM x WN warp tile as (WM/16) x (WN/8) accumulator
-// fragments; blocks are rasterized in groups for L2 reuse; gridDim.z slices K when the table
-// asks for it. Any M, N, K, leading dimension, alignment and transpose pair.
+// be 16 bytes. Each warp computes a WM x WN warp tile as (WM/16) x (WN/8) accumulator
+// fragments. The MMA's rows are mapped to the tile's in an order that pairs a lane's rows
+// (Layout): the fragment loads of op(A) in k-major rows are 16 bytes, and so are the stores of C
+// in blocks inside the matrix. The padding of each layout keeps the fragment loads free of bank
+// conflicts. Blocks are rasterized in groups for L2 reuse; gridDim.z slices K when the table
+// asks for it.
+// Any M, N, K, leading dimension, alignment and transpose pair.
 #pragma once
 
 #include "gemm_common.cuh"
@@ -29,13 +32,11 @@ struct DmmaConfig {
     static constexpr int WARPS_M = BM / WM, WARPS_N = BN / WN;
     static constexpr int THREADS = WARPS_M * WARPS_N * 32;
     static constexpr int MT = WM / 16, NT = WN / 8; // accumulator fragments of a warp
-    // Rows of 4 (padding) + a multiple of 2 doubles: 16-byte aligned, and a stride of 4 mod 16
-    // banks of 8 bytes, so a fragment load (lane = 4*row + col over an 8 x 4 block) hits every
-    // bank exactly twice, the minimum for 32 lanes of 8 bytes, in both layouts.
-    static constexpr int PAD = FEAT & FG_NO_PAD ? 0 : 4;
-    static constexpr int LD_MN_A = BM + PAD, LD_MN_B = BN + PAD, LD_K = BK + PAD;
-    static constexpr int A_STAGE = BK * LD_MN_A > BM * LD_K ? BK * LD_MN_A : BM * LD_K; // doubles
-    static constexpr int B_STAGE = BK * LD_MN_B > BN * LD_K ? BK * LD_MN_B : BN * LD_K;
+    // The padding of a row (in doubles) for each operand's layout and transpose pair, from
+    // Layout<Cfg, TA, TB> in the kernel; a stage is sized for the largest (4).
+    static constexpr bool PAD = !(FEAT & FG_NO_PAD);
+    static constexpr int A_STAGE = BK * (BM + 4) > BM * (BK + 4) ? BK * (BM + 4) : BM * (BK + 4);
+    static constexpr int B_STAGE = BK * (BN + 4) > BN * (BK + 4) ? BK * (BN + 4) : BN * (BK + 4);
     static constexpr int SMEM_BYTES = STAGES * (A_STAGE + B_STAGE) * (int)sizeof(double);
     // Blocks per SM the registers should allow (__launch_bounds__), from an estimate of a
     // thread's registers: accumulators, fragments, addresses.
@@ -47,6 +48,29 @@ struct DmmaConfig {
     static_assert(BK % 16 == 0 && BK <= 64, "BK: whole k-steps of 16");
     static_assert(STAGES >= 2 && STAGES <= 8, "2 (double buffering) to 8 pipeline stages");
     static_assert(SMEM_BYTES <= 227 * 1024, "shared memory of one block on sm_90");
+};
+
+__device__ __forceinline__ double2 lds2(const double *p) { return *reinterpret_cast<const double2 *>(p); }
+
+// How a transpose pair's tiles lie in shared memory (g = lane/4, t = lane%4). op(A) is
+// m-contiguous unless TA, op(B) n-contiguous if TB: such an operand is stored xs[k][mn] (k-major
+// rows of LD_MN), the other xs[mn][k] (mn-major rows of LD_K). Row g + 8h of the MMA's A fragment
+// i is row 16i + 2g + h of the warp tile: a lane's two A rows are then neighbours in k-major rows,
+// one 16-byte load for the two registers the MMA wants side by side, and so are its two rows of
+// a column of C in the epilogue. (Pairing k positions too, so that op(B)'s mn-major rows also
+// give 16-byte loads for NN, measured no faster on the H100.)
+// Padding: 16-byte loads are served a quarter-warp (g = 0..1, t = 0..3) at a time, 8-byte loads
+// a half-warp (g = 0..3); the strides give each phase distinct banks (in doubles, mod 16):
+// k-major rows of A 4t + 2g (stride 4 mod 16), mn-major rows of A 4g + t (stride 2), of B
+// 4g + t (stride 4), k-major rows of B 4t + g (stride 4).
+template <class Cfg, bool TA, bool TB>
+struct Layout {
+    static constexpr bool A_KROWS = !TA, B_KROWS = TB;
+    static constexpr int LD_MN_A = Cfg::BM + (Cfg::PAD ? 4 : 0), LD_K_A = Cfg::BK + (Cfg::PAD ? 2 : 0);
+    static constexpr int LD_MN_B = Cfg::BN + (Cfg::PAD ? 4 : 0), LD_K_B = Cfg::BK + (Cfg::PAD ? 4 : 0);
+    // Element (mn, k) of a stage is at mn * X_MN + k * X_K.
+    static constexpr int A_MN = A_KROWS ? 1 : LD_K_A, A_K = A_KROWS ? LD_MN_A : 1;
+    static constexpr int B_MN = B_KROWS ? 1 : LD_K_B, B_K = B_KROWS ? LD_MN_B : 1;
 };
 
 // d += a * b for one 16 x 8 x K step of a warp (K = 8 or 16). Fragments (lane = 4*g + t):
@@ -91,14 +115,11 @@ __global__ void __launch_bounds__(Cfg::THREADS, Cfg::MIN_BLOCKS)
 {
     constexpr int BM = Cfg::BM, BN = Cfg::BN, BK = Cfg::BK, STAGES = Cfg::STAGES;
     constexpr int THREADS = Cfg::THREADS, MT = Cfg::MT, NT = Cfg::NT;
-    // op(A) is m-contiguous unless TA, op(B) n-contiguous if TB: such an operand is stored
-    // xs[k][mn] (row LD_MN), the other xs[mn][k] (row LD_K). Element (mn, k) of a stage:
-    constexpr bool A_KROWS = !TA, B_KROWS = TB;
-    constexpr int A_MN = A_KROWS ? 1 : Cfg::LD_K, A_K = A_KROWS ? Cfg::LD_MN_A : 1;
-    constexpr int B_MN = B_KROWS ? 1 : Cfg::LD_K, B_K = B_KROWS ? Cfg::LD_MN_B : 1;
+    using L = Layout<Cfg, TA, TB>;
+    constexpr bool A_KROWS = L::A_KROWS, B_KROWS = L::B_KROWS;
+    constexpr int A_MN = L::A_MN, A_K = L::A_K, B_MN = L::B_MN, B_K = L::B_K;
     extern __shared__ __align__(16) double smem_d[];
     double *as = smem_d, *bs = smem_d + STAGES * Cfg::A_STAGE;
-    (void)vec_c; // the fragments' stores are 8 bytes each
 
     int64_t bm, bn;
     block_tile<Cfg::RASTER>((m + BM - 1) / BM, (n + BN - 1) / BN, bm, bn);
@@ -117,10 +138,10 @@ __global__ void __launch_bounds__(Cfg::THREADS, Cfg::MIN_BLOCKS)
 
     // Loaders: an m-contiguous op(A) (no TA) and an n-contiguous op(B) (TB) take TileLoader's
     // k-major rows, the others TileLoaderK's mn-major rows.
-    using LoadAK = TileLoader<double, BM, BK, THREADS, Cfg::LD_MN_A, true, Cfg::SYNC>;
-    using LoadAM = TileLoaderK<double, BM, BK, THREADS, Cfg::LD_K, Cfg::SYNC>;
-    using LoadBK = TileLoader<double, BN, BK, THREADS, Cfg::LD_MN_B, true, Cfg::SYNC>;
-    using LoadBM = TileLoaderK<double, BN, BK, THREADS, Cfg::LD_K, Cfg::SYNC>;
+    using LoadAK = TileLoader<double, BM, BK, THREADS, L::LD_MN_A, true, Cfg::SYNC>;
+    using LoadAM = TileLoaderK<double, BM, BK, THREADS, L::LD_K_A, Cfg::SYNC>;
+    using LoadBK = TileLoader<double, BN, BK, THREADS, L::LD_MN_B, true, Cfg::SYNC>;
+    using LoadBM = TileLoaderK<double, BN, BK, THREADS, L::LD_K_B, Cfg::SYNC>;
     typename std::conditional<A_KROWS, LoadAK, LoadAM>::type load_a;
     typename std::conditional<B_KROWS, LoadBK, LoadBM>::type load_b;
     load_a.init(a, lda, m0, m, vec_a, tid);
@@ -142,24 +163,31 @@ __global__ void __launch_bounds__(Cfg::THREADS, Cfg::MIN_BLOCKS)
 #pragma unroll
             for (int r = 0; r < 4; r++) acc[i][j][r] = 0.0;
 
-    // A lane's fragments start at (mn, k) = (g, t) of its warp tile; the rest are constant
-    // offsets from there.
-    const int a_lane = (wm0 + g) * A_MN + t * A_K, b_lane = (wn0 + g) * B_MN + t * B_K;
+    // A lane's fragments start at (mn, k) = (2g, t) of its warp tile for A, (g, t) for B;
+    // a[r] = A(MMA row g + 8(r%2), k t + 4(r/2)), b[q] = B(k t + 4q, column g).
+    const int a_lane = (wm0 + 2 * g) * A_MN + t * A_K, b_lane = (wn0 + g) * B_MN + t * B_K;
     // The fragments of k-step ks (of KI) of a stage: A for the warp's MT row blocks, B for its
     // NT column blocks.
     constexpr int KI = Cfg::KI;
     auto fragments = [&](int stage, int ks, double (&af)[MT][KI / 2], double (&bf)[NT][KI / 4]) {
-        const double *a_s = as + stage * Cfg::A_STAGE + a_lane;
-        const double *b_s = bs + stage * Cfg::B_STAGE + b_lane;
+        const double *a_s = as + stage * Cfg::A_STAGE + a_lane + ks * KI * A_K;
+        const double *b_s = bs + stage * Cfg::B_STAGE + b_lane + ks * KI * B_K;
 #pragma unroll
         for (int i = 0; i < MT; i++)
 #pragma unroll
-            for (int r = 0; r < KI / 2; r++)
-                af[i][r] = a_s[(16 * i + 8 * (r % 2)) * A_MN + (ks * KI + 4 * (r / 2)) * A_K];
+            for (int p = 0; p < KI / 4; p++) { // a[2p + h]: row 2g + h, k t + 4p
+                if constexpr (A_KROWS) {         // the two rows side by side
+                    const double2 v = lds2(a_s + 16 * i + 4 * p * A_K);
+                    af[i][2 * p] = v.x, af[i][2 * p + 1] = v.y;
+                } else {
+#pragma unroll
+                    for (int h = 0; h < 2; h++) af[i][2 * p + h] = a_s[(16 * i + h) * A_MN + 4 * p];
+                }
+            }
 #pragma unroll
         for (int j = 0; j < NT; j++)
 #pragma unroll
-            for (int q = 0; q < KI / 4; q++) bf[j][q] = b_s[(8 * j) * B_MN + (ks * KI + 4 * q) * B_K];
+            for (int q = 0; q < KI / 4; q++) bf[j][q] = b_s[8 * j * B_MN + 4 * q * B_K];
     };
     auto mmas = [&](const double (&af)[MT][KI / 2], const double (&bf)[NT][KI / 4]) {
 #pragma unroll
@@ -215,15 +243,38 @@ __global__ void __launch_bounds__(Cfg::THREADS, Cfg::MIN_BLOCKS)
         cp_async_wait<0>();
     }
 
-    // Epilogue: C = alpha*acc + beta*C; beta = 0 never reads C.
+    // Epilogue: C = alpha*acc + beta*C; beta = 0 never reads C. acc[i][j][h + 2v] is C(row
+    // 16i + 2g + v, column 8j + 2t + h) of the warp tile: rows v = 0, 1 side by side. In a block
+    // whose tile lies inside C, when C allows it (vec_c), both go in one 16-byte access, and a
+    // warp's access covers whole 128-byte rows of C; edge blocks store element by element. (A
+    // 16-byte path in edge blocks too costs registers that the main loop then spills.)
+    const int64_t row0 = m0 + wm0 + 2 * g, col0 = n0 + wn0 + 2 * t;
+    if (vec_c && m0 + BM <= m && n0 + BN <= n) {
+        double *c_lane = c + row0 + col0 * ldc;
+#pragma unroll
+        for (int i = 0; i < MT; i++)
+#pragma unroll
+            for (int j = 0; j < NT; j++)
+#pragma unroll
+                for (int h = 0; h < 2; h++) {
+                    double2 *cp = reinterpret_cast<double2 *>(c_lane + 16 * i + (8 * j + h) * ldc);
+                    double2 out = {alpha * acc[i][j][h], alpha * acc[i][j][h + 2]};
+                    if (beta != 0.0) {
+                        const double2 old = *cp;
+                        out.x += beta * old.x, out.y += beta * old.y;
+                    }
+                    *cp = out;
+                }
+        return;
+    }
 #pragma unroll
     for (int i = 0; i < MT; i++)
 #pragma unroll
         for (int j = 0; j < NT; j++)
 #pragma unroll
             for (int r = 0; r < 4; r++) {
-                const int64_t gm = m0 + wm0 + 16 * i + g + 8 * (r / 2);
-                const int64_t gn = n0 + wn0 + 8 * j + 2 * t + r % 2;
+                const int64_t gm = row0 + 16 * i + r / 2;
+                const int64_t gn = col0 + 8 * j + r % 2;
                 if (gm < m && gn < n) {
                     double *cp = c + gm + gn * ldc;
                     *cp = beta != 0.0 ? alpha * acc[i][j][r] + beta * *cp : alpha * acc[i][j][r];
