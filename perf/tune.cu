@@ -119,7 +119,7 @@ int tune(const std::vector<Candidate<T>> &cands, const Options &o, const char *p
             fill_uniform<<<1024, 256, 0, s>>>(B[i], nb, 12 + 2 * i);
         }
         T *a = A[0], *b = B[0], *c = C[0], *ws;
-        int set = 0; // the set the next timed call uses
+        int set = 0; // the set of the latest call
         int most = 1; // the most slices any candidate makes here
         for (const Candidate<T> &cand : cands)
             for (int sp : split_options(cand, sh, sms)) most = std::max(most, sp);
@@ -149,15 +149,16 @@ int tune(const std::vector<Candidate<T>> &cands, const Options &o, const char *p
                 const Candidate<T> &cand = cands[ci];
                 for (int splits : split_options(cand, sh, sms)) {
                     auto run = [&] {
-                        CHECK_CUDA(cand.run(ta, tb, m, n, k, T(1), a, lda, b, ldb, T(0), c, ldc,
-                                            splits, ws, s));
-                    };
-                    auto timed = [&] {
-                        set = (set + 1) % sets;
                         CHECK_CUDA(cand.run(ta, tb, m, n, k, T(1), A[set], lda, B[set], ldb, T(0),
                                             C[set], ldc, splits, ws, s));
                     };
-                    // Validate first: C poisoned, every entry written, spot check in the gauge.
+                    auto timed = [&] {
+                        set = (set + 1) % sets;
+                        run();
+                    };
+                    // Validate first (on set 0): C poisoned, every entry written, spot check in
+                    // the gauge.
+                    set = 0;
                     const bool ok = bench.validate(run, a, lda, b, ldb, c, ldc, m, n, k, ta, tb, 5,
                                                    E == 4 ? (double)FLT_EPSILON : DBL_EPSILON);
                     failures += !ok;
