@@ -1,5 +1,6 @@
 // perf_util.cuh: what the perf/ programs share: error checks, device-side random fill and NaN
-// poison, a count of non-finite entries, the FP64 spot check with the netlib gauge, medians.
+// poison, the rotating input sets of timed calls, a count of non-finite entries, the FP64 spot
+// check with the netlib gauge, medians.
 #pragma once
 
 #include <cublas_v2.h>
@@ -59,6 +60,42 @@ __global__ void fill_uniform(T *x, size_t count, unsigned long long seed)
         x[i] = (T)((double)(z >> 11) * (2.0 / 9007199254740992.0) - 1.0);
     }
 }
+
+// The input sets that timed calls rotate through: enough copies of A, B and C that one pass
+// over them exceeds twice the L2, so that the inputs come from memory, as in a program, and not
+// from a warm L2; at most 8, and no more than half the free memory holds. A and B of set i are
+// filled with uniform values from seeds seed + 2i and seed + 2i + 1.
+template <typename T>
+struct InputSets {
+    std::vector<T *> a, b, c;
+    int count = 1;
+
+    InputSets(size_t na, size_t nb, size_t nc, unsigned long long seed, cudaStream_t s)
+    {
+        int dev = 0, l2 = 0;
+        size_t free_b = 0, total_b = 0;
+        CHECK_CUDA(cudaGetDevice(&dev));
+        CHECK_CUDA(cudaDeviceGetAttribute(&l2, cudaDevAttrL2CacheSize, dev));
+        CHECK_CUDA(cudaMemGetInfo(&free_b, &total_b));
+        const size_t set_bytes = (na + nb + nc) * sizeof(T);
+        count = (int)std::min<size_t>(8, std::max<size_t>(1, 2 * (size_t)l2 / set_bytes + 1));
+        while (count > 1 && count * set_bytes > free_b / 2) count--;
+        a.assign(count, nullptr), b.assign(count, nullptr), c.assign(count, nullptr);
+        for (int i = 0; i < count; i++) {
+            CHECK_CUDA(cudaMalloc(&a[i], na * sizeof(T)));
+            CHECK_CUDA(cudaMalloc(&b[i], nb * sizeof(T)));
+            CHECK_CUDA(cudaMalloc(&c[i], nc * sizeof(T)));
+            fill_uniform<<<1024, 256, 0, s>>>(a[i], na, seed + 2 * i);
+            fill_uniform<<<1024, 256, 0, s>>>(b[i], nb, seed + 2 * i + 1);
+        }
+    }
+    ~InputSets()
+    {
+        for (int i = 0; i < count; i++) cudaFree(a[i]), cudaFree(b[i]), cudaFree(c[i]);
+    }
+    InputSets(const InputSets &) = delete;
+    InputSets &operator=(const InputSets &) = delete;
+};
 
 template <typename T>
 __global__ void fill_nan(T *x, size_t count)

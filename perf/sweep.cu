@@ -42,27 +42,15 @@ static bool run_shape(cublasHandle_t h, cudaStream_t s, const Shape &sh, char ta
     const long lda = ta == 'N' ? m : k, ldb = tb == 'N' ? k : n, ldc = m;
     const size_t na = (size_t)lda * (ta == 'N' ? k : m), nb = (size_t)ldb * (tb == 'N' ? n : k);
     const size_t nc = (size_t)ldc * n, set_bytes = (na + nb + nc) * sizeof(T);
-    // Enough input sets that one pass over them exceeds twice the L2; no more than memory allows.
-    int dev = 0;
-    CHECK_CUDA(cudaGetDevice(&dev));
-    int l2 = 0;
-    CHECK_CUDA(cudaDeviceGetAttribute(&l2, cudaDevAttrL2CacheSize, dev));
     size_t free_b = 0, total_b = 0;
     CHECK_CUDA(cudaMemGetInfo(&free_b, &total_b));
-    int sets = (int)std::min<size_t>(8, std::max<size_t>(1, 2 * (size_t)l2 / set_bytes + 1));
-    while (sets > 1 && sets * set_bytes > free_b / 2) sets--;
     if (set_bytes + nc * sizeof(T) > free_b * 9 / 10) {
         printf("%s %c%c %ldx%ldx%ld: does not fit in device memory, skipped\n", prec, ta, tb, m, n, k);
         return true;
     }
-    std::vector<T *> A(sets), B(sets), C(sets);
-    for (int i = 0; i < sets; i++) {
-        CHECK_CUDA(cudaMalloc(&A[i], na * sizeof(T)));
-        CHECK_CUDA(cudaMalloc(&B[i], nb * sizeof(T)));
-        CHECK_CUDA(cudaMalloc(&C[i], nc * sizeof(T)));
-        fill_uniform<<<1024, 256, 0, s>>>(A[i], na, 1000 + 2 * i);
-        fill_uniform<<<1024, 256, 0, s>>>(B[i], nb, 1001 + 2 * i);
-    }
+    InputSets<T> in(na, nb, nc, 1000, s);
+    const int sets = in.count;
+    const std::vector<T *> &A = in.a, &B = in.b, &C = in.c;
     T *c_ref;
     double *ratio;
     unsigned long long *bad;
@@ -143,11 +131,6 @@ static bool run_shape(cublasHandle_t h, cudaStream_t s, const Shape &sh, char ta
     fflush(csv);
     fflush(stdout);
     for (auto &e : ev) cudaEventDestroy(e);
-    for (int i = 0; i < sets; i++) {
-        cudaFree(A[i]);
-        cudaFree(B[i]);
-        cudaFree(C[i]);
-    }
     cudaFree(c_ref);
     cudaFree(ratio);
     cudaFree(bad);

@@ -102,22 +102,10 @@ int tune(const std::vector<Candidate<T>> &cands, const Options &o, const char *p
     for (const Shape &sh : list) {
         const long m = sh.m, n = sh.n, k = sh.k;
         const size_t na = (size_t)m * k, nb = (size_t)k * n, nc = (size_t)m * n;
-        // Timed calls rotate through input sets that together exceed twice the L2 (as in the
-        // sweep), so that the inputs come from memory, as in a program, not from a warm L2;
-        // set 0 is the one validated.
-        const size_t set_bytes = (na + nb + nc) * E;
-        size_t free_b = 0, total_b = 0;
-        CHECK_CUDA(cudaMemGetInfo(&free_b, &total_b));
-        int sets = (int)std::min<size_t>(8, std::max<size_t>(1, 2 * (size_t)prop.l2CacheSize / set_bytes + 1));
-        while (sets > 1 && sets * set_bytes > free_b / 2) sets--;
-        std::vector<T *> A(sets), B(sets), C(sets);
-        for (int i = 0; i < sets; i++) {
-            CHECK_CUDA(cudaMalloc(&A[i], na * E));
-            CHECK_CUDA(cudaMalloc(&B[i], nb * E));
-            CHECK_CUDA(cudaMalloc(&C[i], nc * E));
-            fill_uniform<<<1024, 256, 0, s>>>(A[i], na, 11 + 2 * i);
-            fill_uniform<<<1024, 256, 0, s>>>(B[i], nb, 12 + 2 * i);
-        }
+        // Timed calls rotate through input sets (as in the sweep); set 0 is the one validated.
+        InputSets<T> in(na, nb, nc, 11, s);
+        const int sets = in.count;
+        const std::vector<T *> &A = in.a, &B = in.b, &C = in.c;
         T *a = A[0], *b = B[0], *c = C[0], *ws;
         int set = 0; // the set of the latest call
         int most = 1; // the most slices any candidate makes here
@@ -178,11 +166,6 @@ int tune(const std::vector<Candidate<T>> &cands, const Options &o, const char *p
             printf("   best: %s, %.2f TFLOP/s, %.3f of cuBLAS\n", best.c_str(), best_tf,
                    best_tf / cublas_tf);
             fflush(stdout);
-        }
-        for (int i = 0; i < sets; i++) {
-            cudaFree(A[i]);
-            cudaFree(B[i]);
-            cudaFree(C[i]);
         }
         cudaFree(ws);
     }
