@@ -1,14 +1,19 @@
-/* hostbench.c: wall time of sgemm_/dgemm_ on malloc'd matrices (the LD_PRELOAD user's case)
- * for any BLAS library: libfastgemm (FASTGEMM_MODE=auto or gpu), NVBLAS (NVBLAS_CONFIG_FILE set),
- * OpenBLAS. perf/run_hostbench.sh runs it once per library in one run and writes the CSV.
+/* hostbench.c: wall time of sgemm_/dgemm_ on matrices in pageable host memory (the LD_PRELOAD
+ * user's case) for any BLAS library: libfastgemm (FASTGEMM_MODE=auto or gpu), NVBLAS
+ * (NVBLAS_CONFIG_FILE set), OpenBLAS. perf/run_hostbench.sh runs it once per library in one run
+ * and writes the CSV.
  *
  *   fastgemm-hostbench --lib PATH --label NAME [--prec s|d|sd] [--shapes all|square|LIST]
- *                      [--max-n N] [--min-time S]
+ *                      [--max-n N] [--min-time S] [--align BYTES]
  *
  * Each shape: one untimed call, checked at 64 random entries of C against dot products in long
  * double; then timed calls until --min-time seconds (default 1) have passed, at least 3 and at
  * most 20 (at least 2 when one call takes over 2 s); the median goes to stdout as a CSV row:
- * label,prec,m,n,k,ms,gflops,max_rel_err. A wrong result prints FAIL and exits 1. */
+ * label,prec,m,n,k,ms,gflops,max_rel_err. A wrong result prints FAIL and exits 1.
+ * The matrices are aligned to --align bytes (default 4096; 0: plain malloc). With malloc their
+ * placement depends on the process's heap history (what each library allocated before, glibc's
+ * moving mmap threshold), and OpenBLAS's time at n = 128-256 with it: up to 1.6x between two
+ * processes calling the same OpenBLAS on the same sizes (perf/NOTES.md). */
 #define _GNU_SOURCE
 #include "../cpu_ref/ref.h"
 
@@ -37,6 +42,14 @@ static double urand(void) /* [-1, 1) */
     return (double)(rng >> 11) * (2.0 / 9007199254740992.0) - 1.0;
 }
 
+/* A matrix: malloc'd (align 0), or aligned to `align` bytes (a power of two). */
+static void *host_alloc(size_t bytes, size_t align)
+{
+    void *p = NULL;
+    if (!align) return malloc(bytes);
+    return posix_memalign(&p, align, bytes) ? NULL : p;
+}
+
 static int cmp(const void *x, const void *y)
 {
     double a = *(const double *)x, b = *(const double *)y;
@@ -50,6 +63,7 @@ int main(int argc, char **argv)
     const char *lib = NULL, *label = "lib", *prec = "sd", *which = "all";
     long max_n = 16384;
     double min_time = 1.0;
+    size_t align = 4096;
     for (int i = 1; i + 1 < argc; i += 2) {
         if (!strcmp(argv[i], "--lib")) lib = argv[i + 1];
         else if (!strcmp(argv[i], "--label")) label = argv[i + 1];
@@ -57,6 +71,7 @@ int main(int argc, char **argv)
         else if (!strcmp(argv[i], "--shapes")) which = argv[i + 1];
         else if (!strcmp(argv[i], "--max-n")) max_n = atol(argv[i + 1]);
         else if (!strcmp(argv[i], "--min-time")) min_time = atof(argv[i + 1]);
+        else if (!strcmp(argv[i], "--align")) align = (size_t)atol(argv[i + 1]);
         else {
             fprintf(stderr, "unknown option %s\n", argv[i]);
             return 2;
@@ -101,7 +116,8 @@ int main(int argc, char **argv)
         for (int si = 0; si < ns; si++) {
             shape_t s = shapes[si];
             if (s.m > max_n || s.n > max_n || s.k > 4 * max_n) continue;
-            char *a = malloc(es * s.m * s.k), *b = malloc(es * s.k * s.n), *c = malloc(es * s.m * s.n);
+            char *a = host_alloc(es * s.m * s.k, align), *b = host_alloc(es * s.k * s.n, align),
+                 *c = host_alloc(es * s.m * s.n, align);
             if (!a || !b || !c) {
                 fprintf(stderr, "hostbench: out of memory at %ldx%ldx%ld\n", s.m, s.n, s.k);
                 return 2;

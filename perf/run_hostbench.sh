@@ -2,7 +2,8 @@
 # run_hostbench.sh BUILD OUT [hostbench options]: the host-pointer sweep of issue 5 in one run:
 # libfastgemm (auto), libfastgemm forced to the GPU, NVBLAS (its best settings: tile 2048,
 # autopin, CPU side = the system OpenBLAS) and the system OpenBLAS on all cores, sgemm_ and
-# dgemm_ on malloc'd matrices. Writes OUT/hostbench.csv and one log per library.
+# dgemm_ on page-aligned matrices in pageable memory. Writes OUT/hostbench.csv and one log per
+# library.
 set -u
 BUILD=$1 OUT=$2
 shift 2
