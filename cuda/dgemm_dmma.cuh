@@ -148,10 +148,8 @@ __global__ void __launch_bounds__(Cfg::THREADS, Cfg::MIN_BLOCKS)
     load_b.init(b, ldb, n0, n, vec_b, tid);
     int64_t k_left = k;
     auto load_stage = [&](int stage) {
-        if constexpr (A_KROWS) load_a.load(as + stage * Cfg::A_STAGE, a, k_left, lda);
-        else load_a.load(as + stage * Cfg::A_STAGE, a, k_left);
-        if constexpr (B_KROWS) load_b.load(bs + stage * Cfg::B_STAGE, b, k_left, ldb);
-        else load_b.load(bs + stage * Cfg::B_STAGE, b, k_left);
+        load_a.load(as + stage * Cfg::A_STAGE, a, k_left);
+        load_b.load(bs + stage * Cfg::B_STAGE, b, k_left);
         k_left -= BK;
     };
 

@@ -19,7 +19,13 @@ enum : int {
     FG_NO_REG_CACHE = 8, // every FMA reads its operands from shared memory
     FG_NO_RASTER = 16,   // blocks in plain column order, no grouping for L2
     FG_PREFETCH = 32,    // a tuning choice: fragments of step k+1 loaded before the FMAs of k
+    FG_FAST_LOOP = 128,  // a tuning choice (SIMT): the whole k-tiles of interior blocks in a main
+                         // loop of their own, without predicates or branches (see pipeline)
 };
+
+// An opaque move: ptxas can no longer recompute v from the kernel parameters (a loader's `pin`).
+__device__ __forceinline__ void keep_in_register(int64_t &v) { asm volatile("mov.b64 %0, %0;" : "+l"(v)); }
+__device__ __forceinline__ void keep_in_register(int &v) { asm volatile("mov.b32 %0, %0;" : "+r"(v)); }
 
 template <int BYTES>
 struct CopyVec;
@@ -97,13 +103,18 @@ struct TileLoader {
 
     const T *x;     // this thread's first element of the next k-tile
     int64_t step;   // distance between its copies in one tile
+    int64_t advance; // from one k-tile to the next (held here: no parameter reload in the loop)
     int step32;     // the same, when every offset of a tile fits in 32 bits (else 0)
     int mn, k;      // its first slot in the tile
     int mn_left;    // valid elements along mn from its first slot (clamped)
     bool vec, interior;
 
+    // pin: keep step32 and advance in registers. Without it ptxas may re-read ld from the
+    // parameter bank inside the main loop, into a register that an in-flight cp.async is still
+    // reading (a long-scoreboard wait at every k-tile); with it, kernels that are short of
+    // registers may spill.
     __device__ __forceinline__ void init(const T *base, int64_t ld, int64_t mn0, int64_t mn_size,
-                                         bool vec16, int tid)
+                                         bool vec16, int tid, bool pin = false)
     {
         vec = MN_CONTIG && vec16;
         int rounds;
@@ -117,28 +128,53 @@ struct TileLoader {
         const int64_t left = mn_size - (mn0 + mn);
         mn_left = left > (1 << 30) ? (1 << 30) : (int)left;
         step32 = (int64_t)rounds * step < (int64_t)1 << 31 ? (int)step : 0;
+        advance = MN_CONTIG ? BK * ld : BK;
+        if (pin) keep_in_register(step32), keep_in_register(advance);
         interior = mn0 + MNT <= mn_size && (rounds == 1 || step32 != 0);
         x = base + (MN_CONTIG ? mn0 + mn + k * ld : k + (mn0 + mn) * ld);
     }
 
     // Loads the next k-tile into xs, of which k_left k-positions exist (k_left may exceed BK).
-    __device__ __forceinline__ void load(T *xs, const T *any_valid, int64_t k_left, int64_t ld)
+    __device__ __forceinline__ void load(T *xs, const T *any_valid, int64_t k_left)
     {
-        if (interior && k_left >= BK) { // the same branch for the whole block
-            if (MN_CONTIG && vec) {
+        if (interior && k_left >= BK) load_full(xs); // the same branch for the whole block
+        else load_edge(xs, any_valid, k_left);
+    }
+
+    // The next k-tile when it is interior and whole (interior, k_left >= BK): no predicates.
+    __device__ __forceinline__ void load_full(T *xs)
+    {
+        if (MN_CONTIG && !vec) {
 #pragma unroll
-                for (int i = 0; i < VEC_ROUNDS; i++)
-                    copy_full<16, SYNC>(&xs[(k + i * VEC_K_STEP) * LDS + mn], x + i * step32);
-            } else if (MN_CONTIG) {
+            for (int i = 0; i < ROUNDS; i++)
+                copy_full<E, SYNC>(&xs[(k + i * K_STEP) * LDS + mn], x + i * step32);
+            x += advance;
+        } else {
+            load_fast(xs);
+        }
+    }
+
+    // The same for the fast main loop (pipeline), when fast(): its tiles are interior and, if
+    // mn-contiguous, copied 16 bytes at a time; no branch on it.
+    __device__ __forceinline__ bool fast() const { return interior && (vec || !MN_CONTIG); }
+    __device__ __forceinline__ void load_fast(T *xs)
+    {
+        if (MN_CONTIG) {
 #pragma unroll
-                for (int i = 0; i < ROUNDS; i++)
-                    copy_full<E, SYNC>(&xs[(k + i * K_STEP) * LDS + mn], x + i * step32);
-            } else {
+            for (int i = 0; i < VEC_ROUNDS; i++)
+                copy_full<16, SYNC>(&xs[(k + i * VEC_K_STEP) * LDS + mn], x + i * step32);
+        } else {
 #pragma unroll
-                for (int i = 0; i < ROUNDS; i++)
-                    copy_full<E, SYNC>(&xs[k * LDS + mn + i * MN_STEP], x + i * step32);
-            }
-        } else if (MN_CONTIG && vec) {
+            for (int i = 0; i < ROUNDS; i++)
+                copy_full<E, SYNC>(&xs[k * LDS + mn + i * MN_STEP], x + i * step32);
+        }
+        x += advance;
+    }
+
+    // Any k-tile: what lies outside the matrix is zero-filled and never read.
+    __device__ __forceinline__ void load_edge(T *xs, const T *any_valid, int64_t k_left)
+    {
+        if (MN_CONTIG && vec) {
 #pragma unroll
             for (int i = 0; i < VEC_ROUNDS; i++) {
                 const int kk = k + i * VEC_K_STEP;
@@ -160,7 +196,7 @@ struct TileLoader {
                                     ok ? E : 0);
             }
         }
-        x += MN_CONTIG ? BK * ld : BK;
+        x += advance;
     }
 };
 
@@ -237,10 +273,13 @@ struct TileLoaderK {
 // of STAGES shared buffers, compute(buffer) consumes one. STAGES-1 tiles are in flight while one
 // is computed; every iteration commits one group, empty or not, so that wait_group<STAGES-2>
 // always means "the tile about to be used has landed". STAGES = 1: load, wait, compute in turn.
-template <int STAGES, class Load, class Compute>
-__device__ __forceinline__ void pipeline(int64_t ktiles, Load &load_stage, Compute &compute)
+// With a load_fast, the first kfast tiles (whole, in an interior block) are loaded by it instead,
+// in a loop of their own: that loop holds one copy path and no branch but its own.
+template <int STAGES, class LoadFast, class Load, class Compute>
+__device__ __forceinline__ void pipeline(int64_t ktiles, int64_t kfast, LoadFast &load_fast,
+                                         Load &load_stage, Compute &compute)
 {
-    if (STAGES == 1) {
+    if constexpr (STAGES == 1) {
         for (int64_t kt = 0; kt < ktiles; kt++) {
             load_stage(0);
             cp_async_commit();
@@ -249,24 +288,37 @@ __device__ __forceinline__ void pipeline(int64_t ktiles, Load &load_stage, Compu
             compute(0);
             __syncthreads();
         }
-        return;
-    }
+    } else {
 #pragma unroll
-    for (int s = 0; s < STAGES - 1; s++) {
-        if (s < ktiles) load_stage(s);
-        cp_async_commit();
+        for (int s = 0; s < STAGES - 1; s++) {
+            if (s < kfast) load_fast(s);
+            else if (s < ktiles) load_stage(s);
+            cp_async_commit();
+        }
+        int stage = 0, next = STAGES - 1;
+        auto step = [&](auto load) {
+            cp_async_wait<STAGES - 2>();
+            __syncthreads(); // the tile of kt is visible to all; everyone is done with kt-1's buffer
+            load(next);
+            cp_async_commit();
+            compute(stage);
+            stage = stage + 1 == STAGES ? 0 : stage + 1;
+            next = next + 1 == STAGES ? 0 : next + 1;
+        };
+        int64_t kt = 0;
+        for (; kt + STAGES - 1 < kfast; kt++) step(load_fast);
+        for (; kt < ktiles; kt++)
+            step([&](int buf) {
+                if (kt + STAGES - 1 < ktiles) load_stage(buf);
+            });
+        cp_async_wait<0>();
     }
-    int stage = 0, next = STAGES - 1;
-    for (int64_t kt = 0; kt < ktiles; kt++) {
-        cp_async_wait<(STAGES > 1 ? STAGES - 2 : 0)>();
-        __syncthreads(); // the tile of kt is visible to all; everyone is done with kt-1's buffer
-        if (kt + STAGES - 1 < ktiles) load_stage(next);
-        cp_async_commit();
-        compute(stage);
-        stage = stage + 1 == STAGES ? 0 : stage + 1;
-        next = next + 1 == STAGES ? 0 : next + 1;
-    }
-    cp_async_wait<0>();
+}
+
+template <int STAGES, class Load, class Compute>
+__device__ __forceinline__ void pipeline(int64_t ktiles, Load &load_stage, Compute &compute)
+{
+    pipeline<STAGES>(ktiles, 0, load_stage, load_stage, compute);
 }
 
 // The block's tile (bm, bn) of C. Grouped rasterization: GROUP_M consecutive block rows sweep

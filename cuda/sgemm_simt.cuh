@@ -22,7 +22,7 @@ struct SimtConfig {
     static constexpr int TM = TM_, TN = TN_, FEAT = FEAT_;
     static constexpr bool WARP_TILE = !(FEAT & FG_NO_WARP_TILE), REG_CACHE = !(FEAT & FG_NO_REG_CACHE);
     static constexpr bool SYNC = FEAT & FG_SYNC_LOADS, RASTER = !(FEAT & FG_NO_RASTER);
-    static constexpr bool PREFETCH = FEAT & FG_PREFETCH;
+    static constexpr bool PREFETCH = FEAT & FG_PREFETCH, FAST_LOOP = FEAT & FG_FAST_LOOP;
     static constexpr int WARPS_M = BM / WM, WARPS_N = BN / WN;
     static constexpr int THREADS = WARPS_M * WARPS_N * 32;
     // The lanes of a warp tile its warp tile; without warp tiling the threads tile the block.
@@ -81,13 +81,22 @@ __global__ void __launch_bounds__(Cfg::THREADS)
 
     TileLoader<float, BM, BK, THREADS, Cfg::LDA_S, !TA, Cfg::SYNC> load_a;
     TileLoader<float, BN, BK, THREADS, Cfg::LDB_S, TB, Cfg::SYNC> load_b;
-    load_a.init(a, lda, m0, m, vec_a, tid);
-    load_b.init(b, ldb, n0, n, vec_b, tid);
+    load_a.init(a, lda, m0, m, vec_a, tid, /*pin=*/true);
+    load_b.init(b, ldb, n0, n, vec_b, tid, /*pin=*/true);
     // Tiles are loaded in order, one per call: the k-positions left shrink by BK each time.
+    // FG_FAST_LOOP: interior blocks (with 16-byte copies where the operand is mn-contiguous) load
+    // their whole tiles with neither predicates nor branches, in a main loop of their own (a
+    // second copy of the k-tile's code; it raises the registers of some configurations).
     int64_t k_left = k;
+    const int64_t kfast = Cfg::FAST_LOOP && load_a.fast() && load_b.fast() ? k / BK : 0;
+    auto load_fast = [&](int stage) {
+        load_a.load_fast(as + stage * Cfg::A_STAGE);
+        load_b.load_fast(bs + stage * Cfg::B_STAGE);
+        k_left -= BK;
+    };
     auto load_stage = [&](int stage) {
-        load_a.load(as + stage * Cfg::A_STAGE, a, k_left, lda);
-        load_b.load(bs + stage * Cfg::B_STAGE, b, k_left, ldb);
+        load_a.load(as + stage * Cfg::A_STAGE, a, k_left);
+        load_b.load(bs + stage * Cfg::B_STAGE, b, k_left);
         k_left -= BK;
     };
 
@@ -137,7 +146,7 @@ __global__ void __launch_bounds__(Cfg::THREADS)
         }
     };
 
-    pipeline<STAGES>(ktiles, load_stage, compute);
+    pipeline<STAGES>(ktiles, kfast, load_fast, load_stage, compute);
 
     // Epilogue: C = alpha*acc + beta*C, 4 consecutive rows of a column per store; beta = 0
     // never reads C.
