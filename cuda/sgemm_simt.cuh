@@ -36,6 +36,9 @@ struct SimtConfig {
     static constexpr int LDA_S = BM + PAD, LDB_S = BN + PAD;
     static constexpr int A_STAGE = BK * LDA_S, B_STAGE = BK * LDB_S; // floats
     static constexpr int SMEM_BYTES = STAGES * (A_STAGE + B_STAGE) * (int)sizeof(float);
+    // Blocks of 256 threads with 8x8 per thread need about 128 registers: held to that, two
+    // blocks fit an SM (the fast loop alone takes one more). Else no minimum (0).
+    static constexpr int MIN_BLOCKS = TM * TN <= 64 && THREADS == 256 ? 2 : 0;
     static_assert(LM * LN == (WARP_TILE ? 32 : THREADS), "the threads tile the tile, TM x TN each");
     static_assert(BM % WM == 0 && BN % WN == 0, "warp tiles tile the block tile");
     static_assert(TM % 4 == 0 && TN % 4 == 0, "a thread's rows (columns) are groups of 4");
@@ -45,7 +48,7 @@ struct SimtConfig {
 };
 
 template <class Cfg, bool TA, bool TB>
-__global__ void __launch_bounds__(Cfg::THREADS)
+__global__ void __launch_bounds__(Cfg::THREADS, Cfg::MIN_BLOCKS)
     sgemm_simt(int64_t m, int64_t n, int64_t k, int64_t kslice, float alpha,
                const float *__restrict__ a, int64_t lda, const float *__restrict__ b, int64_t ldb,
                float beta, float *__restrict__ c, int64_t ldc, int64_t c_slice, bool vec_a,
