@@ -58,14 +58,22 @@ static long long env_int(const char *name, long long lo, long long hi, long long
     return v;
 }
 
+/* "auto", "gpu" or "cpu" (any case): the mode, else -1. */
+static int parse_mode(const char *s)
+{
+    if (!strcasecmp(s, "auto")) return FG_MODE_AUTO;
+    if (!strcasecmp(s, "gpu")) return FG_MODE_GPU;
+    if (!strcasecmp(s, "cpu")) return FG_MODE_CPU;
+    return -1;
+}
+
 static void read_config(void)
 {
     const char *s = getenv("FASTGEMM_MODE");
     config.mode = FG_MODE_AUTO;
     if (s && *s) {
-        if (!strcasecmp(s, "auto")) config.mode = FG_MODE_AUTO;
-        else if (!strcasecmp(s, "gpu")) config.mode = FG_MODE_GPU;
-        else if (!strcasecmp(s, "cpu")) config.mode = FG_MODE_CPU;
+        int m = parse_mode(s);
+        if (m >= 0) config.mode = (fg_mode)m;
         else fg_warn("FASTGEMM_MODE='%s' is not auto, gpu or cpu; using auto", s);
     }
 
@@ -174,6 +182,7 @@ int fg_gemm(const fg_gemm_args *g)
 static int gemm(const fg_gemm_args *g, double t0)
 {
     const fg_config *cfg = fg_get_config();
+    const fg_mode mode = __atomic_load_n(&cfg->mode, __ATOMIC_RELAXED); /* fastgemm_set_mode */
 
     fg_operands ops;
     fg_gpu_classify(g, &ops);
@@ -183,8 +192,8 @@ static int gemm(const fg_gemm_args *g, double t0)
     int device = ops.device >= 0 ? ops.device : fg_default_device();
     /* Device operands cannot be read by the CPU BLAS: they go to the GPU in every mode. Host
      * operands in auto mode go where the cost model (blas/model.c) predicts the shorter time. */
-    int want_gpu = on_device || cfg->mode == FG_MODE_GPU || (cfg->mode == FG_MODE_AUTO && managed);
-    if (!want_gpu && cfg->mode == FG_MODE_AUTO)
+    int want_gpu = on_device || mode == FG_MODE_GPU || (mode == FG_MODE_AUTO && managed);
+    if (!want_gpu && mode == FG_MODE_AUTO)
         want_gpu = fg_model_wants_gpu(g, &ops, device, &pred_cpu, &pred_gpu);
     else if (trace_fd >= 0)
         fg_model_predict(g, &ops, &pred_cpu, &pred_gpu);
@@ -229,7 +238,7 @@ static int gemm(const fg_gemm_args *g, double t0)
                 return -1;
             }
             fallback = why;
-        } else if (cfg->mode == FG_MODE_GPU || on_device) {
+        } else if (mode == FG_MODE_GPU || on_device) {
             fallback = "no usable CUDA device";
             if (!atomic_exchange(&warned_no_device, 1))
                 fg_warn("no usable CUDA device; GEMMs run on the CPU");
@@ -280,6 +289,15 @@ int fg_gemm_async(const fg_gemm_args *g, void *stream)
     fg_warn("%s: %s; nothing was enqueued", g->name, why);
     finish(g, FASTGEMM_BACKEND_NONE, why, t0);
     return -1;
+}
+
+FG_EXPORT int fastgemm_set_mode(const char *mode)
+{
+    int m = mode ? parse_mode(mode) : -1;
+    if (m < 0) return -1;
+    fg_get_config();
+    __atomic_store_n(&config.mode, (fg_mode)m, __ATOMIC_RELAXED);
+    return 0;
 }
 
 FG_EXPORT const char *fastgemm_version(void) { return FASTGEMM_VERSION_STRING; }

@@ -54,6 +54,10 @@ int fastgemm_dgemm_stream(void *stream, fastgemm_op transa, fastgemm_op transb, 
                           int64_t n, int64_t k, double alpha, const double *a, int64_t lda,
                           const double *b, int64_t ldb, double beta, double *c, int64_t ldc);
 
+/* FASTGEMM_MODE for the calls that start after it, from any thread: "auto", "gpu" or "cpu"
+ * (any case). 0, or -1 for anything else (the mode is left as it was). */
+int fastgemm_set_mode(const char *mode);
+
 /* "0.1.0" */
 const char *fastgemm_version(void);
 /* The backend of the calling thread's last GEMM, through any entry point. */

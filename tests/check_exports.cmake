@@ -6,7 +6,8 @@ if(NOT rc EQUAL 0)
   message(FATAL_ERROR "nm failed on ${LIB}")
 endif()
 set(required sgemm_ dgemm_ sgemm_64_ dgemm_64_ cblas_sgemm cblas_dgemm xerbla_ xerbla_64_
-    cblas_xerbla fastgemm_sgemm fastgemm_dgemm fastgemm_version fastgemm_last_backend)
+    cblas_xerbla fastgemm_sgemm fastgemm_dgemm fastgemm_version fastgemm_last_backend
+    fastgemm_set_mode)
 string(REGEX MATCHALL "[^\n]+" lines "${out}")
 set(bad "")
 foreach(line IN LISTS lines)

@@ -286,6 +286,35 @@ static void check_stream_api(void)
     test_free(dc);
 }
 
+/* fastgemm_set_mode: a bad name changes nothing; "cpu" and "gpu" take effect at the next call
+ * (the GPU, or the CPU after it on a machine without one); the environment's mode restored. */
+static void check_set_mode(void)
+{
+    enum { N = 40 };
+    float a[N * N], b[N * N], c[N * N], want[N * N];
+    rng_t r = {777};
+    for (int i = 0; i < N * N; i++) a[i] = (float)rng_uniform(&r), b[i] = (float)rng_uniform(&r);
+    for (int i = 0; i < N * N; i++) want[i] = 0;
+    ref_naive_sgemm('N', 'N', N, N, N, 1, a, N, b, N, 0, want, N);
+    CHECK(fastgemm_set_mode("fastest") == -1 && fastgemm_set_mode(NULL) == -1, "set_mode accepted a bad name");
+    const char *modes[] = {"cpu", "GPU"};
+    for (int t = 0; t < 2; t++) {
+        CHECK(fastgemm_set_mode(modes[t]) == 0, "set_mode(%s) refused", modes[t]);
+        for (int i = 0; i < N * N; i++) c[i] = (float)NAN;
+        call_sgemm(API_F77, 'N', 'N', N, N, N, 1, a, N, b, N, 0, c, N);
+        int bad = 0;
+        for (int i = 0; i < N * N; i++) bad += !(fabs(c[i] - want[i]) <= 1e-5 * (fabs(want[i]) + 1));
+        const fastgemm_backend got = fastgemm_last_backend();
+        const fastgemm_backend expect = t == 0 ? FASTGEMM_BACKEND_CPU
+                                        : test_gpu_present() ? FASTGEMM_BACKEND_GPU
+                                                             : FASTGEMM_BACKEND_CPU_FALLBACK;
+        CHECK(!bad, "set_mode(%s): %d wrong entries", modes[t], bad);
+        CHECK(got == expect, "set_mode(%s): backend %s", modes[t], fastgemm_backend_name(got));
+    }
+    const char *env = getenv("FASTGEMM_MODE");
+    if (!env || fastgemm_set_mode(env) != 0) fastgemm_set_mode("auto");
+}
+
 int main(void)
 {
     if (mode_is("gpu") && !test_gpu_present()) {
@@ -297,6 +326,7 @@ int main(void)
     CHECK_SPECIAL(float, call_sgemm, ref_naive_sgemm);
     CHECK_SPECIAL(double, call_dgemm, ref_naive_dgemm);
     check_stream_api();
+    check_set_mode();
     printf("test_args: %d checks, %d failed\n", checks, fails);
     return fails ? 1 : 0;
 }
