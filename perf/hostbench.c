@@ -1,15 +1,25 @@
 /* hostbench.c: wall time of sgemm_/dgemm_ on matrices in pageable host memory (the LD_PRELOAD
- * user's case) for any BLAS library: libfastgemm (FASTGEMM_MODE=auto or gpu), NVBLAS
- * (NVBLAS_CONFIG_FILE set), OpenBLAS. perf/run_hostbench.sh runs it once per library in one run
+ * user's case) for any BLAS libraries: libfastgemm (in auto or gpu mode), NVBLAS
+ * (NVBLAS_CONFIG_FILE set), OpenBLAS. perf/run_hostbench.sh runs the issue's four in one process
  * and writes the CSV.
  *
- *   fastgemm-hostbench --lib PATH --label NAME [--prec s|d|sd] [--shapes all|square|LIST]
- *                      [--max-n N] [--min-time S] [--align BYTES]
+ *   fastgemm-hostbench --lib [LABEL=]PATH[@MODE] [--lib ...] [--label NAME] [--prec s|d|sd]
+ *                      [--shapes all|square|LIST] [--max-n N] [--min-time S] [--rounds R]
+ *                      [--align BYTES]
  *
- * Each shape: one untimed call, checked at 64 random entries of C against dot products in long
- * double; then timed calls until --min-time seconds (default 1) have passed, at least 3 and at
- * most 20 (at least 2 when one call takes over 2 s); the median goes to stdout as a CSV row:
- * label,prec,m,n,k,ms,gflops,max_rel_err. A wrong result prints FAIL and exits 1.
+ * Each --lib is loaded privately (RTLD_LOCAL); @MODE (auto, gpu, cpu) sets a libfastgemm's mode
+ * with fastgemm_set_mode before each of its calls. --label names a single --lib without LABEL=.
+ * With several libraries, every shape's calls are interleaved: after one untimed call of each
+ * (checked at 64 random entries of C against dot products in long double), R rounds (default 3)
+ * in which each library in turn, in an order that rotates, makes its share of the timed calls.
+ * So the host's drifts, which move copy-bound calls by tens of percent from one minute to the
+ * next, fall on all of them alike. Between two libraries the process sleeps 0.25 s: OpenBLAS's
+ * threads spin for 2^28 cycles (~0.1 s) after a call, and take the cores from whatever runs
+ * next (with 0.1 s, libfastgemm in auto mode, which came after OpenBLAS in three rounds of
+ * four, ran its GPU calls up to 2.2x slower than the forced-GPU column). A library makes as many timed calls as fill --min-time seconds
+ * (default 1), at least 3 and at most 20, or a single one when its untimed call took over 2 s.
+ * The median goes to stdout as a CSV row: label,prec,m,n,k,ms,gflops,max_rel_err. A wrong
+ * result prints FAIL and exits 1.
  * The matrices are aligned to --align bytes (default 4096; 0: plain malloc). With malloc their
  * placement depends on the process's heap history (what each library allocated before, glibc's
  * moving mmap threshold), and OpenBLAS's time at n = 128-256 with it: up to 1.6x between two
@@ -58,40 +68,79 @@ static int cmp(const void *x, const void *y)
 
 typedef struct { long m, n, k; } shape_t;
 
+typedef struct {
+    const char *label, *mode;
+    sgemm_fn sg;
+    dgemm_fn dg;
+    int (*set_mode)(const char *);
+    double first, worst, times[20];
+    int want, reps;
+} lib_t;
+
+/* --lib [LABEL=]PATH[@MODE] */
+static int load_lib(lib_t *l, char *spec, const char *label)
+{
+    char *eq = strchr(spec, '='), *at = strrchr(spec, '@');
+    l->label = label;
+    if (eq) *eq = 0, l->label = spec, spec = eq + 1;
+    l->mode = NULL;
+    if (at && at > spec) *at = 0, l->mode = at + 1;
+    void *h = dlopen(spec, RTLD_NOW | RTLD_LOCAL);
+    if (!h) {
+        fprintf(stderr, "hostbench: %s\n", dlerror());
+        return -1;
+    }
+    l->sg = (sgemm_fn)dlsym(h, "sgemm_");
+    l->dg = (dgemm_fn)dlsym(h, "dgemm_");
+    *(void **)&l->set_mode = dlsym(h, "fastgemm_set_mode");
+    if (!l->sg || !l->dg || (l->mode && !l->set_mode)) {
+        fprintf(stderr, "hostbench: %s has no sgemm_/dgemm_%s\n", spec, l->mode ? " or fastgemm_set_mode" : "");
+        return -1;
+    }
+    if (l->mode && l->set_mode(l->mode) != 0) {
+        fprintf(stderr, "hostbench: mode %s refused\n", l->mode);
+        return -1;
+    }
+    return 0;
+}
+
+static void sleep_s(double s)
+{
+    struct timespec t = {(time_t)s, (long)((s - (double)(time_t)s) * 1e9)};
+    nanosleep(&t, NULL);
+}
+
 int main(int argc, char **argv)
 {
-    const char *lib = NULL, *label = "lib", *prec = "sd", *which = "all";
+    const char *prec = "sd", *which = "all", *label = "lib";
+    char *specs[8];
+    int nlib = 0, rounds = 3;
     long max_n = 16384;
     double min_time = 1.0;
     size_t align = 4096;
     for (int i = 1; i + 1 < argc; i += 2) {
-        if (!strcmp(argv[i], "--lib")) lib = argv[i + 1];
+        if (!strcmp(argv[i], "--lib") && nlib < 8) specs[nlib++] = argv[i + 1];
         else if (!strcmp(argv[i], "--label")) label = argv[i + 1];
         else if (!strcmp(argv[i], "--prec")) prec = argv[i + 1];
         else if (!strcmp(argv[i], "--shapes")) which = argv[i + 1];
         else if (!strcmp(argv[i], "--max-n")) max_n = atol(argv[i + 1]);
         else if (!strcmp(argv[i], "--min-time")) min_time = atof(argv[i + 1]);
+        else if (!strcmp(argv[i], "--rounds")) rounds = atoi(argv[i + 1]);
         else if (!strcmp(argv[i], "--align")) align = (size_t)atol(argv[i + 1]);
         else {
             fprintf(stderr, "unknown option %s\n", argv[i]);
             return 2;
         }
     }
-    if (!lib) {
-        fprintf(stderr, "usage: %s --lib PATH --label NAME [--prec s|d|sd] [--shapes all|square|MxNxK,...] [--max-n N] [--min-time S]\n", argv[0]);
+    if (!nlib) {
+        fprintf(stderr, "usage: %s --lib [LABEL=]PATH[@MODE] [--lib ...] [--label NAME] [--prec s|d|sd] "
+                        "[--shapes all|square|MxNxK,...] [--max-n N] [--min-time S] [--rounds R]\n", argv[0]);
         return 2;
     }
-    void *h = dlopen(lib, RTLD_NOW | RTLD_GLOBAL);
-    if (!h) {
-        fprintf(stderr, "hostbench: %s\n", dlerror());
-        return 2;
-    }
-    sgemm_fn sg = (sgemm_fn)dlsym(h, "sgemm_");
-    dgemm_fn dg = (dgemm_fn)dlsym(h, "dgemm_");
-    if (!sg || !dg) {
-        fprintf(stderr, "hostbench: %s has no sgemm_/dgemm_\n", lib);
-        return 2;
-    }
+    if (rounds < 1) rounds = 1;
+    lib_t libs[8];
+    for (int l = 0; l < nlib; l++)
+        if (load_lib(&libs[l], specs[l], label) != 0) return 2;
 
     shape_t shapes[64];
     int ns = 0;
@@ -124,50 +173,66 @@ int main(int argc, char **argv)
             }
             for (long i = 0; i < s.m * s.k; i++) dbl ? (((double *)a)[i] = urand()) : (((float *)a)[i] = (float)urand());
             for (long i = 0; i < s.k * s.n; i++) dbl ? (((double *)b)[i] = urand()) : (((float *)b)[i] = (float)urand());
-            memset(c, 0, es * s.m * s.n);
             const int m = (int)s.m, n = (int)s.n, k = (int)s.k;
             const float one_f = 1, zero_f = 0;
             const double one_d = 1, zero_d = 0;
-#define CALL()                                                                                   \
-    (dbl ? dg("N", "N", &m, &n, &k, &one_d, (double *)a, &m, (double *)b, &k, &zero_d,           \
-              (double *)c, &m, 1, 1)                                                             \
-         : sg("N", "N", &m, &n, &k, &one_f, (float *)a, &m, (float *)b, &k, &zero_f, (float *)c, \
-              &m, 1, 1))
-            double t0 = now_s();
-            CALL();
-            double first = now_s() - t0;
-            /* Check 64 entries against long-double dot products. */
-            double worst = 0;
-            for (int t = 0; t < 64; t++) {
-                long i = (long)((urand() + 1) / 2 * s.m) % s.m, j = (long)((urand() + 1) / 2 * s.n) % s.n;
-                long double ref = 0, mag = 0;
-                for (long l = 0; l < s.k; l++) {
-                    long double x = dbl ? ((double *)a)[i + l * s.m] : ((float *)a)[i + l * s.m];
-                    long double y = dbl ? ((double *)b)[l + j * s.k] : ((float *)b)[l + j * s.k];
-                    ref += x * y;
-                    mag += fabsl(x * y);
+            /* One call of library L; its wall time. */
+#define CALL(L)                                                                                  \
+    ((L)->mode ? (void)(L)->set_mode((L)->mode) : (void)0, t0 = now_s(),                         \
+     dbl ? (L)->dg("N", "N", &m, &n, &k, &one_d, (double *)a, &m, (double *)b, &k, &zero_d,      \
+                   (double *)c, &m, 1, 1)                                                        \
+         : (L)->sg("N", "N", &m, &n, &k, &one_f, (float *)a, &m, (float *)b, &k, &zero_f,        \
+                   (float *)c, &m, 1, 1),                                                        \
+     now_s() - t0)
+            double t0;
+            for (int li = 0; li < nlib; li++) {
+                lib_t *L = &libs[li];
+                memset(c, 0, es * s.m * s.n);
+                if (li) sleep_s(0.25);
+                L->first = CALL(L);
+                /* Check 64 entries against long-double dot products. */
+                L->worst = 0;
+                for (int t = 0; t < 64; t++) {
+                    long i = (long)((urand() + 1) / 2 * s.m) % s.m, j = (long)((urand() + 1) / 2 * s.n) % s.n;
+                    long double ref = 0, mag = 0;
+                    for (long l = 0; l < s.k; l++) {
+                        long double x = dbl ? ((double *)a)[i + l * s.m] : ((float *)a)[i + l * s.m];
+                        long double y = dbl ? ((double *)b)[l + j * s.k] : ((float *)b)[l + j * s.k];
+                        ref += x * y;
+                        mag += fabsl(x * y);
+                    }
+                    double got = dbl ? ((double *)c)[i + j * s.m] : ((float *)c)[i + j * s.m];
+                    double e = (double)(fabsl(got - ref) / (mag > 0 ? mag : 1));
+                    if (!(e <= L->worst)) L->worst = e;
                 }
-                double got = dbl ? ((double *)c)[i + j * s.m] : ((float *)c)[i + j * s.m];
-                double e = (double)(fabsl(got - ref) / (mag > 0 ? mag : 1));
-                if (!(e <= worst)) worst = e;
+                const double bound = 2 * (s.k + 2) * (dbl ? 1.1e-16 : 6e-8);
+                if (!(L->worst <= bound)) {
+                    printf("FAIL %s %cgemm %ldx%ldx%ld: relative error %.2e > %.2e\n", L->label, *p, s.m, s.n,
+                           s.k, L->worst, bound);
+                    bad = 1;
+                }
+                L->want = L->first > 2.0 ? 1 : L->first * 3 >= min_time ? 3 : (int)(min_time / L->first);
+                if (L->want > 20) L->want = 20;
+                L->reps = 0;
             }
-            const double bound = 2 * (s.k + 2) * (dbl ? 1.1e-16 : 6e-8);
-            if (!(worst <= bound)) {
-                printf("FAIL %s %cgemm %ldx%ldx%ld: relative error %.2e > %.2e\n", label, *p, s.m, s.n, s.k, worst, bound);
-                bad = 1;
+            /* The timed calls: rounds of each library's share, in a rotating order. */
+            for (int r = 0; r < rounds; r++)
+                for (int q = 0; q < nlib; q++) {
+                    lib_t *L = &libs[(q + r) % nlib];
+                    const int upto = L->want * (r + 1) / rounds;
+                    if (L->reps >= upto) continue;
+                    if (nlib > 1) sleep_s(0.25);
+                    while (L->reps < upto) L->times[L->reps++] = CALL(L);
+                }
+#undef CALL
+            for (int li = 0; li < nlib; li++) {
+                lib_t *L = &libs[li];
+                qsort(L->times, L->reps, sizeof *L->times, cmp);
+                double med = L->reps % 2 ? L->times[L->reps / 2]
+                                         : 0.5 * (L->times[L->reps / 2 - 1] + L->times[L->reps / 2]);
+                printf("%s,%c,%ld,%ld,%ld,%.4f,%.1f,%.2e\n", L->label, *p, s.m, s.n, s.k, med * 1e3,
+                       2.0 * s.m * s.n * s.k / med * 1e-9, L->worst);
             }
-            double times[20];
-            int reps = 0;
-            double start = now_s();
-            while (reps < 20 && (reps < 3 || now_s() - start < min_time) && !(reps >= 2 && first > 2.0)) {
-                t0 = now_s();
-                CALL();
-                times[reps++] = now_s() - t0;
-            }
-            qsort(times, reps, sizeof *times, cmp);
-            double med = reps % 2 ? times[reps / 2] : 0.5 * (times[reps / 2 - 1] + times[reps / 2]);
-            printf("%s,%c,%ld,%ld,%ld,%.4f,%.1f,%.2e\n", label, *p, s.m, s.n, s.k, med * 1e3,
-                   2.0 * s.m * s.n * s.k / med * 1e-9, worst);
             fflush(stdout);
             free(a), free(b), free(c);
         }
