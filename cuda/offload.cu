@@ -170,6 +170,8 @@ struct Job {
     int p, j;               // its row panel and column block
     int a_block;            // the row block of A copied in just before it, or -1
     int b_block = -1;       // in core: the column block of B copied in just before it, or -1
+    int64_t k0 = 0, k1 = -1; // in core: its slice of the k range (k1 < 0: all of it), and
+                             // of a_block and b_block, when it copies them in
     int64_t chunks = 0, queued = 0, saved = 0; // its copy out: chunks, enqueued, written to C
     bool launched = false;
     cudaEvent_t done = nullptr; // after its kernel
@@ -271,8 +273,13 @@ struct Pipeline {
     // In core: the blocks of A and B come in alternately (A_0, B_0, A_1, B_1, ...; an operand
     // on the device has all its blocks from the start), and each arrival brings the kernels it
     // makes possible: A_i times the B blocks present, the A blocks present times B_j. The work
-    // on hand grows with the square of the data in, so the GPU is soon busy. Kernels are at most
-    // 2 x 2 blocks, so that C comes out in pieces while the rest is computed.
+    // on hand grows with the square of the data in, so the GPU is soon busy; sooner still
+    // because the first arrivals (but the last) come in slices of k, each bringing its kernels
+    // on that slice (C accumulates on the device; the first slice applies beta). Kernels are
+    // at most 4096 x 4096 (two blocks a side for smaller blocks), so that C comes out in pieces
+    // while the rest is computed, and those of the last arrival at most 2048 rows, so that
+    // little of C is left to come out after the last kernel.
+    static constexpr int SLICED_ARRIVALS = 3;
     void schedule_incore()
     {
         jobs.clear();
@@ -281,28 +288,51 @@ struct Pipeline {
         const int nra = (int)rows_at.size() - 1, ncb = (int)cols_at.size() - 1;
         int ia = ha ? 0 : nra, jb = hb ? 0 : ncb; // blocks present
         int pending_a = -1;                        // in before the next kernel
-        auto add = [&](int64_t r0, int64_t r1, int64_t c0, int64_t c1, int a_blk, int b_blk) {
-            for (int64_t c = c0; c < c1; c += 2 * nb)
-                for (int64_t r = r0; r < r1; r += 2 * mb) {
-                    Job j = {r, std::min(r1, r + 2 * mb), c, std::min(c1, c + 2 * nb), 0, (int)(c / nb), a_blk};
-                    j.b_block = b_blk;
-                    jobs.push_back(j);
-                    a_blk = b_blk = -1;
-                }
+        const int64_t piece = std::min(2 * nb, std::max<int64_t>(nb, 4096));
+        // The slices of the first arrivals, up to 8: only where a slice's kernels still fill the
+        // GPU (blocks of 2048 or more a side) and reading and writing C once per slice costs
+        // little against its FMAs (1024 steps of k for floats, 2048 for doubles: ~6% at most).
+        int64_t kc = k;
+        const int64_t kmin = es == 4 ? 1024 : 2048;
+        if (std::min(m, mb) >= 2048 && std::min(n, nb) >= 2048 && k >= 2 * kmin) {
+            const int64_t s = std::min<int64_t>(8, k / kmin);
+            kc = ((k + s - 1) / s + 63) / 64 * 64;
+        }
+        int arrival = 0;
+        // The kernels of one arrival: C(r0:r1, c0:c1), slice by slice, in pieces.
+        auto add = [&](int64_t r0, int64_t r1, int64_t c0, int64_t c1, int a_blk, int b_blk, bool last) {
+            const int64_t rstep = last && hc ? std::min<int64_t>(piece, std::clamp<int64_t>(mb, 512, 2048)) : piece;
+            // Not the last arrival, unless it is the only one: its kernels end the call, and
+            // sliced they would leave all of their C to come out after the last one.
+            const bool sliced = arrival < SLICED_ARRIVALS && (ha || hb) && (!last || arrival == 0);
+            arrival++;
+            const int64_t step = sliced && kc < k ? kc : std::max<int64_t>(k, 1); // k = 0: one job
+            for (int64_t k0 = 0; k0 == 0 || k0 < k; k0 += step) {
+                int a = a_blk, b = b_blk;
+                for (int64_t c = c0; c < c1; c += piece)
+                    for (int64_t r = r0; r < r1; r += rstep) {
+                        Job j = {r, std::min(r1, r + rstep), c, std::min(c1, c + piece), 0, (int)(c / nb), a};
+                        j.b_block = b;
+                        j.k0 = k0;
+                        j.k1 = step < k ? std::min(k, k0 + step) : -1;
+                        jobs.push_back(j);
+                        a = b = -1;
+                    }
+            }
         };
         if (!ha && !hb) { // only C is host memory: kernels by column blocks, C out as they end
-            for (int j = 0; j < ncb; j++) add(0, m, cols_at[j], cols_at[j + 1], -1, -1);
+            for (int j = 0; j < ncb; j++) add(0, m, cols_at[j], cols_at[j + 1], -1, -1, false);
             return;
         }
         while (ia < nra || jb < ncb) {
             if (ia < nra && (jb >= ncb || ia <= jb)) {
-                if (jb > 0) add(rows_at[ia], rows_at[ia + 1], 0, cols_at[jb], ia, -1);
-                else pending_a = ia;
                 ia++;
+                if (jb > 0) add(rows_at[ia - 1], rows_at[ia], 0, cols_at[jb], ia - 1, -1, ia == nra && jb == ncb);
+                else pending_a = ia - 1;
             } else {
-                add(0, rows_at[ia], cols_at[jb], cols_at[jb + 1], pending_a, jb);
-                pending_a = -1;
                 jb++;
+                add(0, rows_at[ia], cols_at[jb - 1], cols_at[jb], pending_a, jb - 1, ia == nra && jb == ncb);
+                pending_a = -1;
             }
         }
     }
@@ -405,6 +435,10 @@ struct Pipeline {
         return true;
     }
 
+    int64_t kend(const Job &jb) const { return jb.k1 < 0 ? k : jb.k1; }
+    // The job that leaves its piece of C final (a whole k range, or the last slice).
+    bool final_slice(const Job &jb) const { return kend(jb) == k; }
+
     // Where job jb's C lies on the device, and in the caller's memory.
     char *c_dev(const Job &jb, int64_t *ld) const
     {
@@ -488,14 +522,17 @@ struct Pipeline {
         *ld = g->ta == 'N' ? mp : k;
         return dA + (g->ta == 'N' ? lr : lr * k) * es;
     }
-    bool upload_a(int64_t r0, int64_t r1, int p)
+    // Rows [r0, r1) of op(A), its columns [k0, k1).
+    bool upload_a(int64_t r0, int64_t r1, int p, int64_t k0, int64_t k1)
     {
         const int64_t lr = r0 - p * mp;
         const char *src = (const char *)g->a;
         const size_t sld = (size_t)g->lda * es;
         if (g->ta == 'N')
-            return upload(dA + lr * es, mp * es, src + r0 * es, sld, (r1 - r0) * es, k, ev_in);
-        return upload(dA + lr * k * es, k * es, src + r0 * sld, sld, k * es, r1 - r0, ev_in);
+            return upload(dA + (lr + k0 * mp) * es, mp * es, src + r0 * es + k0 * sld, sld, (r1 - r0) * es,
+                          k1 - k0, ev_in);
+        return upload(dA + (lr * k + k0) * es, k * es, src + r0 * sld + k0 * es, sld, (k1 - k0) * es, r1 - r0,
+                      ev_in);
     }
     char *b_slot_ptr(int s) const { return dB + (size_t)s * (size_t)(k * nb) * es; }
     const char *b_view(const Job &jb, int64_t *ld) const
@@ -541,13 +578,17 @@ struct Pipeline {
         return true;
     }
 
-    bool upload_b_whole(int j)
+    // In core: column block j of op(B), its rows [k0, k1).
+    bool upload_b_incore(int j, int64_t k0, int64_t k1)
     {
         const int64_t c0 = cols_at[j], c1 = cols_at[j + 1];
         const char *src = (const char *)g->b;
         const size_t sld = (size_t)g->ldb * es;
-        if (g->tb == 'N') return upload(dB + c0 * k * es, k * es, src + c0 * sld, sld, k * es, c1 - c0, ev_in);
-        return upload(dB + c0 * es, n * es, src + c0 * es, sld, (c1 - c0) * es, k, ev_in);
+        if (g->tb == 'N')
+            return upload(dB + (c0 * k + k0) * es, k * es, src + c0 * sld + k0 * es, sld, (k1 - k0) * es, c1 - c0,
+                          ev_in);
+        return upload(dB + (c0 + k0 * n) * es, n * es, src + c0 * es + k0 * sld, sld, (c1 - c0) * es, k1 - k0,
+                      ev_in);
     }
 
     bool launch(Job &jb)
@@ -555,6 +596,8 @@ struct Pipeline {
         fg_gemm_args sg = *g;
         sg.m = jb.r1 - jb.r0;
         sg.n = jb.c1 - jb.c0;
+        sg.k = kend(jb) - jb.k0;
+        if (jb.k0 > 0) sg.beta = 1; // a later slice adds to what the earlier ones left
         int64_t lda = 0, ldb = 0, ldc;
         char *pc = c_dev(jb, &ldc);
         const long fault = fg_get_config()->fault_after;
@@ -562,6 +605,8 @@ struct Pipeline {
         if (fg_reads_ab(g)) {
             const char *pa = a_view(jb.r0, jb.p, &lda);
             const char *pb = b_view(jb, &ldb);
+            pa += (g->ta == 'N' ? jb.k0 * lda : jb.k0) * (int64_t)es;
+            pb += (g->tb == 'N' ? jb.k0 : jb.k0 * ldb) * (int64_t)es;
             FG_TRY(fg_run_gemm(dev, &sg, pa, lda, pb, ldb, pc, ldc, cx.comp));
         } else {
             FG_TRY(fg_cuda_scale_c(&sg, pc, ldc, cx.comp));
@@ -619,7 +664,14 @@ struct Pipeline {
     {
         const int64_t big = std::max(m, n);
         int64_t block = fg_get_config()->block;
-        if (block <= 0) block = std::min<int64_t>(4096, std::max<int64_t>(512, (big / 4 + 255) / 256 * 256));
+        // Blocks of a quarter of the larger side, 512 to 4096; 4096 from 8192 on for floats and
+        // from 12288 on for doubles. Kernels of 4096 x 4096 fill whole waves of 128 x 128 tiles
+        // on 132 SMs (3.9), where 3072 x 3072 leaves a third of the last wave empty. Doubles
+        // keep 2048 at 8192: their copies take longer than their kernels, and what counts
+        // there is the compute left after the last block is in (the last column block of C).
+        const int64_t large = es == 4 ? 8192 : 12288;
+        if (block <= 0)
+            block = big >= large ? 4096 : std::min<int64_t>(4096, std::max<int64_t>(512, (big / 4 + 255) / 256 * 256));
         size_t avail = budget();
         for (int attempt = 0;; attempt++) { // the memory free now may be gone when we allocate
             if (!plan(block, avail)) return fail(cudaErrorMemoryAllocation, "the pipeline's plan (device memory)");
@@ -637,7 +689,7 @@ struct Pipeline {
         size_t e = 2;
         for (Job &jb : jobs) {
             jb.done = cx.events[e++];
-            jb.chunks = hc ? Chunking{(size_t)(jb.r1 - jb.r0) * es, cx.slot_bytes, jb.c1 - jb.c0}.count() : 0;
+            jb.chunks = hc && final_slice(jb) ? Chunking{(size_t)(jb.r1 - jb.r0) * es, cx.slot_bytes, jb.c1 - jb.c0}.count() : 0;
         }
         b_ready.assign(cx.events.begin() + e, cx.events.begin() + e + b_slots);
         e += b_slots;
@@ -653,14 +705,12 @@ struct Pipeline {
         for (int ji = 0; ji < (int)jobs.size(); ji++) {
             Job &jb = jobs[ji];
             const bool new_block = !incore && (ji == 0 || jobs[ji - 1].p != jb.p || jobs[ji - 1].j != jb.j);
-            if (incore && jb.b_block >= 0) {
-                if (jb.a_block >= 0) { // A_0 came first
-                    if (!upload_a(rows_at[jb.a_block], rows_at[jb.a_block + 1], jb.p)) return false;
-                    FG_TRY(cudaStreamWaitEvent(cx.comp, ev_in, 0));
-                    jb.a_block = -1;
-                }
-                if (!upload_b_whole(jb.b_block)) return false;
+            if (incore && (jb.a_block >= 0 || jb.b_block >= 0)) { // A_0 comes before B_0
+                if (jb.a_block >= 0 && !upload_a(rows_at[jb.a_block], rows_at[jb.a_block + 1], jb.p, jb.k0, kend(jb)))
+                    return false;
+                if (jb.b_block >= 0 && !upload_b_incore(jb.b_block, jb.k0, kend(jb))) return false;
                 FG_TRY(cudaStreamWaitEvent(cx.comp, ev_in, 0));
+                jb.a_block = -1;
             }
             if (new_block) {
                 if (hc) { // the C slot's last tenant must be on its way out before it is reused
@@ -678,10 +728,10 @@ struct Pipeline {
                 if (ha && ji > 0 && jobs[ji - 1].p != jb.p) FG_TRY(cudaStreamWaitEvent(cx.up, jobs[ji - 1].done, 0));
             }
             if (jb.a_block >= 0) {
-                if (!upload_a(rows_at[jb.a_block], rows_at[jb.a_block + 1], jb.p)) return false;
+                if (!upload_a(rows_at[jb.a_block], rows_at[jb.a_block + 1], jb.p, 0, k)) return false;
                 FG_TRY(cudaStreamWaitEvent(cx.comp, ev_in, 0));
             }
-            if (hc && reads_c) {
+            if (hc && reads_c && jb.k0 == 0) {
                 int64_t ld;
                 char *dst = c_dev(jb, &ld);
                 if (!upload(dst, ld * es, c_host(jb), g->ldc * es, (jb.r1 - jb.r0) * es, jb.c1 - jb.c0, ev_in))
@@ -690,7 +740,7 @@ struct Pipeline {
             }
             if (!launch(jb)) return false;
             if (hb && !incore) b_last_job[b_slot_of[jb.j]] = ji;
-            if (hc) {
+            if (hc && final_slice(jb)) {
                 if (!incore) c_last_job[c_slot(jb)] = ji;
                 to_download.push_back(ji);
             }
@@ -723,6 +773,7 @@ struct Pipeline {
         if (ok && jobs.empty()) cpu_part(h, 0, m, 0, n); // it failed before any work was planned
         for (const Job &jb : jobs) {
             if (!ok) break;
+            if (!final_slice(jb)) continue; // its piece of C is the final slice's
             const Chunking ch = {(size_t)(jb.r1 - jb.r0) * es, cx.slot_bytes, jb.c1 - jb.c0};
             int64_t cdone = 0, rdone = 0; // columns written, and rows of the next one
             if (jb.saved > 0) {

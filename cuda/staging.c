@@ -24,6 +24,7 @@ static struct {
     pthread_cond_t work, done;
     fg_copy2d job;
     int parts, next, remaining;
+    int limit, joined; /* the threads the copy may use, the caller included; those taking part */
     int threads; /* started, the caller not counted */
 } pool = {.turn = PTHREAD_MUTEX_INITIALIZER, .lock = PTHREAD_MUTEX_INITIALIZER,
           .work = PTHREAD_COND_INITIALIZER, .done = PTHREAD_COND_INITIALIZER};
@@ -64,7 +65,8 @@ static void *worker(void *arg)
     (void)arg;
     pthread_mutex_lock(&pool.lock);
     for (;;) {
-        while (pool.next >= pool.parts) pthread_cond_wait(&pool.work, &pool.lock);
+        while (pool.next >= pool.parts || pool.joined >= pool.limit) pthread_cond_wait(&pool.work, &pool.lock);
+        pool.joined++;
         take_parts();
     }
     return NULL;
@@ -77,7 +79,7 @@ static void child_after_fork(void)
     pthread_mutex_init(&pool.lock, NULL);
     pthread_cond_init(&pool.work, NULL);
     pthread_cond_init(&pool.done, NULL);
-    pool.parts = pool.next = pool.remaining = pool.threads = 0;
+    pool.parts = pool.next = pool.remaining = pool.threads = pool.limit = pool.joined = 0;
     pool_once = PTHREAD_ONCE_INIT;
 }
 static void before_fork(void) { pthread_mutex_lock(&pool.turn); }
@@ -131,9 +133,12 @@ void fg_stage_copy(const fg_copy2d *c)
         copy_part(c, 0, 1);
         return;
     }
-    int parts = fg_stage_threads();
+    /* Four parts per thread, of at least 256 KB, taken in turn: a thread that runs late (on a
+     * core it shares) leaves its later parts to the others instead of holding up the copy. */
+    const int threads = fg_stage_threads();
+    int parts = 4 * threads;
     if ((size_t)parts > total / (FG_STAGE_SHARE_BYTES / 4)) parts = (int)(total / (FG_STAGE_SHARE_BYTES / 4));
-    if (parts <= 1) {
+    if (threads <= 1 || parts <= 1) {
         copy_part(c, 0, 1);
         return;
     }
@@ -143,6 +148,8 @@ void fg_stage_copy(const fg_copy2d *c)
     pool.parts = parts;
     pool.next = 0;
     pool.remaining = parts;
+    pool.limit = threads;
+    pool.joined = 1;
     pthread_cond_broadcast(&pool.work);
     take_parts();
     while (pool.remaining > 0) pthread_cond_wait(&pool.done, &pool.lock);

@@ -10,7 +10,8 @@
  * --random N instead: N cases of random shapes up to --max-size (default 2500; a quarter of the
  * dimensions below 64, the rest log-uniform), transposes, scalars, leading dimensions and
  * offsets, the same checks: the larger tiles, the kernel table's choices and split-K.
- * Usage: test_gemm --prec s|d [--ptr host|device|managed] [--max-size N] [--stride N]
+ * --min-size N: the random dimensions log-uniform from N to --max-size, none smaller.
+ * Usage: test_gemm --prec s|d [--ptr host|device|managed] [--max-size N] [--min-size N] [--stride N]
  *                  [--random N] [--seed S] [--case I] (a failure prints the --seed/--case to replay) */
 #include "../cpu_ref/ref.h"
 #include "testutil.h"
@@ -170,7 +171,7 @@ int main(int argc, char **argv)
 {
     const char *prec = "s";
     long only = -1, stride = 1, random_cases = 0;
-    int64_t max_size = -1;
+    int64_t max_size = -1, min_size = 0;
     seed = (uint64_t)time(NULL) * 2654435761u;
     for (int i = 1; i + 1 < argc; i += 2) {
         if (!strcmp(argv[i], "--prec")) prec = argv[i + 1];
@@ -178,6 +179,7 @@ int main(int argc, char **argv)
             for (int p = 0; p < 3; p++)
                 if (!strcmp(argv[i + 1], ptr_names[p])) ptr_kind = p;
         } else if (!strcmp(argv[i], "--max-size")) max_size = atoll(argv[i + 1]);
+        else if (!strcmp(argv[i], "--min-size")) min_size = atoll(argv[i + 1]);
         else if (!strcmp(argv[i], "--stride")) stride = atol(argv[i + 1]);
         else if (!strcmp(argv[i], "--random")) random_cases = atol(argv[i + 1]);
         else if (!strcmp(argv[i], "--seed")) seed = strtoull(argv[i + 1], NULL, 0);
@@ -215,7 +217,9 @@ int main(int argc, char **argv)
         rng_t r = {seed ^ (0x9e3779b97f4a7c15ull * (uint64_t)(idx + 1)) ^ 0x5bd1e995u};
         int64_t dim[3];
         for (int d = 0; d < 3; d++)
-            dim[d] = rng_below(&r, 4) == 0 || max_size < 64
+            dim[d] = min_size > 0 && min_size < max_size
+                         ? (int64_t)((double)min_size * pow((double)max_size / (double)min_size, 0.5 + 0.5 * rng_uniform(&r)))
+                     : rng_below(&r, 4) == 0 || max_size < 64
                          ? 1 + rng_below(&r, (int)(max_size < 63 ? max_size : 63))
                          : (int64_t)(64.0 * pow((double)max_size / 64.0, 0.5 + 0.5 * rng_uniform(&r)));
         const int tai = rng_below(&r, 2), tbi = rng_below(&r, 2);
