@@ -28,6 +28,7 @@ struct DmmaConfig {
     // FG_PREFETCH: m16n8k8 steps with fragments double-buffered in registers across k-steps and
     // stages (as cuBLAS's sm90 DGEMM kernels do); else m16n8k16 steps loaded, then used.
     static constexpr bool PREFETCH = FEAT & FG_PREFETCH;
+    static constexpr bool TMA = FEAT & FG_TMA; // dgemm_tma on sm_90 (launch)
     static constexpr int KI = PREFETCH ? 8 : 16; // k of one MMA step
     static constexpr int WARPS_M = BM / WM, WARPS_N = BN / WN;
     static constexpr int THREADS = WARPS_M * WARPS_N * 32;
@@ -47,7 +48,11 @@ struct DmmaConfig {
     static_assert(WM % 16 == 0 && WN % 8 == 0, "a warp tile is made of 16 x 8 fragments");
     static_assert(BK % 16 == 0 && BK <= 64, "BK: whole k-steps of 16");
     static_assert(STAGES >= 2 && STAGES <= 8, "2 (double buffering) to 8 pipeline stages");
-    static_assert(SMEM_BYTES <= 227 * 1024, "shared memory of one block on sm_90");
+    static_assert(SMEM_BYTES <= 227 * 1024 || TMA, "shared memory of one block on sm_90");
+    // Where dgemm_tma cannot run (launch): dgemm_dmma with as many of the stages as fit.
+    static constexpr int FALLBACK_STAGES =
+        STAGES * (A_STAGE + B_STAGE) * (int)sizeof(double) <= 227 * 1024 ? STAGES
+                                                                         : 227 * 1024 / ((A_STAGE + B_STAGE) * (int)sizeof(double));
 };
 
 __device__ __forceinline__ double2 lds2(const double *p) { return *reinterpret_cast<const double2 *>(p); }
@@ -104,6 +109,53 @@ __device__ __forceinline__ void mma_16x8(double (&d)[4], const double (&a)[K / 2
 #else
     __trap(); // no FP64 tensor cores: the runtime sends DGEMM elsewhere (gemm_tiled.cu)
 #endif
+}
+
+// Epilogue: C = alpha*acc + beta*C; beta = 0 never reads C. acc[i][j][h + 2v] is C(row0 + 16i
+// + v, col0 + 8j + h) (a lane's rows v = 0, 1 side by side), or with PAIR_N (columns paired as
+// rows are: fragment column d of j is column 16 (j / 2) + 2d + j % 2 of the warp tile, col0 at
+// d = 2t) C(row0 + 16i + v, col0 + 16 (j / 2) + 2h + j % 2). In a block whose tile lies inside C,
+// when C allows it (vec: inside and aligned16), both go in one 16-byte access, and a warp's
+// access covers whole 128-byte rows of C; edge blocks store element by element. (A 16-byte path
+// in edge blocks too costs registers that the main loop then spills.)
+template <class Cfg, bool PAIR_N = false>
+__device__ __forceinline__ void store_c(const double (&acc)[Cfg::MT][Cfg::NT][4], int64_t m, int64_t n,
+                                        int64_t row0, int64_t col0, bool vec, double alpha,
+                                        double beta, double *__restrict__ c, int64_t ldc)
+{
+    constexpr int MT = Cfg::MT, NT = Cfg::NT;
+    auto col = [](int j, int h) { return PAIR_N ? 16 * (j / 2) + 2 * h + j % 2 : 8 * j + h; };
+    if (vec) {
+        double *c_lane = c + row0 + col0 * ldc;
+#pragma unroll
+        for (int i = 0; i < MT; i++)
+#pragma unroll
+            for (int j = 0; j < NT; j++)
+#pragma unroll
+                for (int h = 0; h < 2; h++) {
+                    double2 *cp = reinterpret_cast<double2 *>(c_lane + 16 * i + col(j, h) * ldc);
+                    double2 out = {alpha * acc[i][j][h], alpha * acc[i][j][h + 2]};
+                    if (beta != 0.0) {
+                        const double2 old = *cp;
+                        out.x += beta * old.x, out.y += beta * old.y;
+                    }
+                    *cp = out;
+                }
+        return;
+    }
+#pragma unroll
+    for (int i = 0; i < MT; i++)
+#pragma unroll
+        for (int j = 0; j < NT; j++)
+#pragma unroll
+            for (int r = 0; r < 4; r++) {
+                const int64_t gm = row0 + 16 * i + r / 2;
+                const int64_t gn = col0 + col(j, r % 2);
+                if (gm < m && gn < n) {
+                    double *cp = c + gm + gn * ldc;
+                    *cp = beta != 0.0 ? alpha * acc[i][j][r] + beta * *cp : alpha * acc[i][j][r];
+                }
+            }
 }
 
 template <class Cfg, bool TA, bool TB>
@@ -241,46 +293,251 @@ __global__ void __launch_bounds__(Cfg::THREADS, Cfg::MIN_BLOCKS)
         cp_async_wait<0>();
     }
 
-    // Epilogue: C = alpha*acc + beta*C; beta = 0 never reads C. acc[i][j][h + 2v] is C(row
-    // 16i + 2g + v, column 8j + 2t + h) of the warp tile: rows v = 0, 1 side by side. In a block
-    // whose tile lies inside C, when C allows it (vec_c), both go in one 16-byte access, and a
-    // warp's access covers whole 128-byte rows of C; edge blocks store element by element. (A
-    // 16-byte path in edge blocks too costs registers that the main loop then spills.)
-    const int64_t row0 = m0 + wm0 + 2 * g, col0 = n0 + wn0 + 2 * t;
-    if (vec_c && m0 + BM <= m && n0 + BN <= n) {
-        double *c_lane = c + row0 + col0 * ldc;
-#pragma unroll
-        for (int i = 0; i < MT; i++)
-#pragma unroll
-            for (int j = 0; j < NT; j++)
-#pragma unroll
-                for (int h = 0; h < 2; h++) {
-                    double2 *cp = reinterpret_cast<double2 *>(c_lane + 16 * i + (8 * j + h) * ldc);
-                    double2 out = {alpha * acc[i][j][h], alpha * acc[i][j][h + 2]};
-                    if (beta != 0.0) {
-                        const double2 old = *cp;
-                        out.x += beta * old.x, out.y += beta * old.y;
-                    }
-                    *cp = out;
-                }
-        return;
+    store_c<Cfg>(acc, m, n, m0 + wm0 + 2 * g, n0 + wn0 + 2 * t, m0 + BM <= m && n0 + BN <= n && vec_c,
+                 alpha, beta, c, ldc);
+}
+
+using LaunchFn = fg_kern::LaunchFn<double>;
+FG_LAUNCH_ANY(double, dgemm_dmma)
+
+// FG_TMA (sm_90): the same warp tiles, fragments and epilogue, with the tiles copied by the
+// tensor memory accelerator. One thread asks for each k-tile of op(A) and op(B) (one box each);
+// the copies count their bytes on the stage's `full` mbarrier, and every thread arrives on its
+// `empty` mbarrier once it has read the stage, after which the stage is refilled. No thread
+// computes addresses or waits at a block-wide barrier in the main loop. Layouts (doubles):
+// - an mn-contiguous operand lies in k-major rows of BMN + 4: the box is 4 wider than the tile
+//   (the 4 are the next tile's, or zeros past the matrix), which is the padding of Layout;
+// - a k-contiguous one in mn-major rows of BK = 16 (128 bytes), swizzled by the accelerator:
+//   element (mn, k) is at 16 mn + 2 ((k / 2) ^ (mn % 8)) + k % 2, so the fragment loads of a
+//   quarter of the warp (8-byte: rows g, columns t) fall in distinct banks.
+// K past the matrix reads zeros, so the last k-tile needs no predicate; split-K slices are whole
+// k-tiles. Needs A, B 16-byte aligned and lda, ldb even (the launcher checks; else dgemm_dmma).
+template <class Cfg, bool TA, bool TB>
+struct TmaLayout {
+    static_assert(Cfg::BK == 16 && Cfg::PREFETCH, "FG_TMA: BK = 16 (128-byte rows) with FG_PREFETCH");
+    static constexpr bool A_KROWS = !TA, B_KROWS = TB;
+    static constexpr int LD_A = Cfg::BM + 4, LD_B = Cfg::BN + 4; // k-major rows
+    static constexpr int round1k(int bytes) { return (bytes + 1023) / 1024 * 1024; }
+    // Stage sizes in bytes, multiples of 1024 (the swizzle's alignment), and the bytes a
+    // stage's two boxes bring.
+    static constexpr int A_BYTES = (A_KROWS ? 16 * LD_A : 16 * Cfg::BM) * 8;
+    static constexpr int B_BYTES = (B_KROWS ? 16 * LD_B : 16 * Cfg::BN) * 8;
+    static constexpr int A_STAGE = round1k(A_BYTES), B_STAGE = round1k(B_BYTES);
+};
+
+template <class Cfg>
+struct TmaSmem {
+    // The largest layout of any transpose pair, the barriers, and room to align to 1024.
+    static constexpr int STAGE = TmaLayout<Cfg, false, true>::A_STAGE + TmaLayout<Cfg, false, true>::B_STAGE;
+    static constexpr int BYTES = Cfg::STAGES * STAGE + 1024 + 16 * Cfg::STAGES;
+    static_assert(BYTES <= 227 * 1024, "shared memory of one block on sm_90");
+};
+
+template <class Cfg, bool TA, bool TB>
+__global__ void __launch_bounds__(Cfg::THREADS, Cfg::MIN_BLOCKS)
+    dgemm_tma(const __grid_constant__ CUtensorMap map_a, const __grid_constant__ CUtensorMap map_b,
+              int64_t m, int64_t n, int64_t k, int64_t kslice, double alpha, double beta,
+              double *__restrict__ c, int64_t ldc, int64_t c_slice, bool vec_c)
+{
+#if __CUDA_ARCH__ >= 900
+    constexpr int BM = Cfg::BM, BN = Cfg::BN, STAGES = Cfg::STAGES;
+    constexpr int THREADS = Cfg::THREADS, MT = Cfg::MT, NT = Cfg::NT;
+    using L = TmaLayout<Cfg, TA, TB>;
+    extern __shared__ __align__(16) unsigned char smem_t[];
+    uint64_t *full = reinterpret_cast<uint64_t *>(smem_t), *empty = full + STAGES;
+    const uint32_t base = smem_addr(smem_t);
+    unsigned char *tiles = smem_t + ((base + 16 * STAGES + 1023) / 1024 * 1024 - base);
+    const double *as = reinterpret_cast<const double *>(tiles);
+    const double *bs = reinterpret_cast<const double *>(tiles + STAGES * L::A_STAGE);
+
+    int64_t bm, bn;
+    block_tile<Cfg::RASTER>((m + BM - 1) / BM, (n + BN - 1) / BN, bm, bn);
+    const int m0 = (int)(bm * BM), n0 = (int)(bn * BN);
+    const int64_t k0 = blockIdx.z * kslice;
+    const int ktiles = (int)(((k - k0 < kslice ? k - k0 : kslice) + 15) / 16);
+    c += blockIdx.z * c_slice;
+    const int tid = threadIdx.x, warp = tid / 32, lane = tid % 32;
+    const int g = lane / 4, t = lane % 4;
+    const int wm0 = warp % Cfg::WARPS_M * Cfg::WM, wn0 = warp / Cfg::WARPS_M * Cfg::WN;
+
+    // Tile kt into stage st: the box of op(A) at (m0, k) or (k, m0) as it lies in memory.
+    auto issue = [&](int st, int kt) {
+        const int kk = (int)k0 + 16 * kt;
+        unsigned char *a_dst = tiles + st * L::A_STAGE, *b_dst = tiles + STAGES * L::A_STAGE + st * L::B_STAGE;
+        mbar_expect_bytes(&full[st], L::A_BYTES + L::B_BYTES);
+        if (L::A_KROWS) tma_load_2d(a_dst, &map_a, &full[st], m0, kk);
+        else tma_load_2d(a_dst, &map_a, &full[st], kk, m0);
+        if (L::B_KROWS) tma_load_2d(b_dst, &map_b, &full[st], n0, kk);
+        else tma_load_2d(b_dst, &map_b, &full[st], kk, n0);
+    };
+    if (tid == 0) {
+        tma_prefetch_map(&map_a);
+        tma_prefetch_map(&map_b);
+        for (int st = 0; st < STAGES; st++) mbar_init(&full[st], 1), mbar_init(&empty[st], THREADS);
+        mbar_init_fence();
+        for (int st = 0; st < STAGES && st < ktiles; st++) issue(st, st);
     }
+    __syncthreads();
+
+    double acc[MT][NT][4];
 #pragma unroll
     for (int i = 0; i < MT; i++)
 #pragma unroll
         for (int j = 0; j < NT; j++)
 #pragma unroll
-            for (int r = 0; r < 4; r++) {
-                const int64_t gm = row0 + 16 * i + r / 2;
-                const int64_t gn = col0 + 8 * j + r % 2;
-                if (gm < m && gn < n) {
-                    double *cp = c + gm + gn * ldc;
-                    *cp = beta != 0.0 ? alpha * acc[i][j][r] + beta * *cp : alpha * acc[i][j][r];
+            for (int r = 0; r < 4; r++) acc[i][j][r] = 0.0;
+
+    // A lane's fragments as in dgemm_dmma: a[2p + h] = A(row 2g + h, k t + 4p) of its row block,
+    // b[q] = B(k t + 4q, column g) of its column block, for the k-steps ks = 0, 1 of a tile.
+    // Swizzled rows: (k / 2) ^ (mn % 8) = (4 ks + 2 p) ^ ((t / 2) ^ (mn % 8)), the last part a
+    // lane's constant (mn % 8 is 2g + h for A, g for B).
+    // A k-contiguous op(B) has its columns paired too (store_c's PAIR_N): with rows g of a
+    // quarter-warp, g % 8 ^ t / 2 would take 4 values, (2g + h) % 8 ^ t / 2 takes 8.
+    constexpr bool PAIR_N = !L::B_KROWS;
+    static_assert(!PAIR_N || NT % 2 == 0, "paired columns: WN a multiple of 16");
+    const int ya0 = (t / 2) ^ ((2 * g) & 7), ya1 = (t / 2) ^ ((2 * g + 1) & 7);
+    auto fragments = [&](int st, int ks, double (&af)[MT][4], double (&bf)[NT][2]) {
+        const double *a_s = as + st * (L::A_STAGE / 8), *b_s = bs + st * (L::B_STAGE / 8);
+#pragma unroll
+        for (int i = 0; i < MT; i++)
+#pragma unroll
+            for (int p = 0; p < 2; p++) {
+                const int mn = wm0 + 16 * i + 2 * g, kq = 8 * ks + 4 * p + t;
+                if constexpr (L::A_KROWS) {
+                    const double2 v = lds2(a_s + mn + kq * L::LD_A);
+                    af[i][2 * p] = v.x, af[i][2 * p + 1] = v.y;
+                } else {
+                    const int sw = 4 * ks + 2 * p;
+                    af[i][2 * p] = a_s[16 * mn + 2 * (sw ^ ya0) + t % 2];
+                    af[i][2 * p + 1] = a_s[16 * (mn + 1) + 2 * (sw ^ ya1) + t % 2];
                 }
             }
+#pragma unroll
+        for (int j = 0; j < NT; j++)
+#pragma unroll
+            for (int q = 0; q < 2; q++) {
+                const int kq = 8 * ks + 4 * q + t;
+                if constexpr (L::B_KROWS) {
+                    bf[j][q] = b_s[wn0 + 8 * j + g + kq * L::LD_B];
+                } else {
+                    const int mn = wn0 + 16 * (j / 2) + 2 * g + j % 2;
+                    bf[j][q] = b_s[16 * mn + 2 * ((4 * ks + 2 * q) ^ (j % 2 ? ya1 : ya0)) + t % 2];
+                }
+            }
+    };
+    auto mmas = [&](const double (&af)[MT][4], const double (&bf)[NT][2]) {
+#pragma unroll
+        for (int i = 0; i < MT; i++)
+#pragma unroll
+            for (int j = 0; j < NT; j++) mma_16x8<8>(acc[i][j], af[i], bf[j]);
+    };
+
+    // Fragments double-buffered across the two k-steps and into the next stage. A thread
+    // releases a stage once it has loaded its second k-step's fragments; thread 0 refills the
+    // stage of tile kt - 1 during tile kt, when every thread has long released it.
+    double af[2][MT][4], bf[2][NT][2];
+    int st = 0;
+    uint32_t phase = 0;
+    if (ktiles > 0) {
+        mbar_wait(&full[0], 0);
+        fragments(0, 0, af[0], bf[0]);
+    }
+    for (int kt = 0; kt < ktiles; kt++) {
+        fragments(st, 1, af[1], bf[1]);
+        mbar_arrive(&empty[st]);
+        mmas(af[0], bf[0]);
+        if (tid == 0 && kt > 0 && kt - 1 + STAGES < ktiles) {
+            const int prev = st == 0 ? STAGES - 1 : st - 1;
+            mbar_wait(&empty[prev], (uint32_t)((kt - 1) / STAGES) & 1);
+            issue(prev, kt - 1 + STAGES);
+        }
+        const int next = st + 1 == STAGES ? 0 : st + 1;
+        const uint32_t next_phase = next == 0 ? phase ^ 1 : phase;
+        if (kt + 1 < ktiles) {
+            mbar_wait(&full[next], next_phase);
+            fragments(next, 0, af[0], bf[0]);
+        }
+        mmas(af[1], bf[1]);
+        st = next, phase = next_phase;
+    }
+
+    store_c<Cfg, PAIR_N>(acc, m, n, m0 + wm0 + 2 * g, n0 + wn0 + (PAIR_N ? 4 : 2) * t,
+                         m0 + BM <= m && n0 + BN <= n && vec_c, alpha, beta, c, ldc);
+#else
+    __trap(); // launch() sends other architectures to dgemm_dmma
+#endif
 }
 
-using LaunchFn = fg_kern::LaunchFn<double>;
-FG_LAUNCH_ANY(double, dgemm_dmma)
+// Launches dgemm_tma<Cfg> where the accelerator can read A and B (sm_90, both 16-byte aligned
+// with even leading dimensions, sizes within its 32-bit coordinates); returns false, having
+// launched nothing, where it cannot.
+template <class Cfg, bool TA, bool TB>
+bool launch_tma_pair(int64_t m, int64_t n, int64_t k, double alpha, const double *a, int64_t lda,
+                     const double *b, int64_t ldb, double beta, double *c, int64_t ldc, int splits,
+                     double *ws, cudaStream_t s, cudaError_t *err)
+{
+    using L = TmaLayout<Cfg, TA, TB>;
+    static std::atomic<uint64_t> asked{0};
+    CUtensorMap ma, mb;
+    if (m + Cfg::BM > 0x7fffffff || n + Cfg::BN > 0x7fffffff || k + 16 > 0x7fffffff) return false;
+    if (!(L::A_KROWS ? tma_map(&ma, a, m, k, lda, 8, L::LD_A, 16, false)
+                     : tma_map(&ma, a, k, m, lda, 8, 16, Cfg::BM, true)) ||
+        !(L::B_KROWS ? tma_map(&mb, b, n, k, ldb, 8, L::LD_B, 16, false)
+                     : tma_map(&mb, b, k, n, ldb, 8, 16, Cfg::BN, true)))
+        return false;
+    int dev = 0;
+    if ((*err = cudaGetDevice(&dev)) != cudaSuccess) return true;
+    const uint64_t bit = dev < 64 ? uint64_t(1) << dev : 0;
+    if (!(asked.load(std::memory_order_relaxed) & bit)) {
+        *err = cudaFuncSetAttribute(dgemm_tma<Cfg, TA, TB>, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                    TmaSmem<Cfg>::BYTES);
+        if (*err != cudaSuccess) return true;
+        asked.fetch_or(bit, std::memory_order_relaxed);
+    }
+    const int64_t tiles = ((m + Cfg::BM - 1) / Cfg::BM) * ((n + Cfg::BN - 1) / Cfg::BN);
+    int64_t kslice;
+    splits = k_slices(k, Cfg::BK, ws ? splits : 1, &kslice);
+    const dim3 grid((unsigned)tiles, 1, (unsigned)splits);
+    if (splits == 1) {
+        dgemm_tma<Cfg, TA, TB><<<grid, Cfg::THREADS, TmaSmem<Cfg>::BYTES, s>>>(
+            ma, mb, m, n, k, kslice, alpha, beta, c, ldc, 0, aligned16(c, ldc, 8));
+    } else {
+        dgemm_tma<Cfg, TA, TB><<<grid, Cfg::THREADS, TmaSmem<Cfg>::BYTES, s>>>(
+            ma, mb, m, n, k, kslice, 1.0, 0.0, ws, m, m * n, aligned16(ws, m, 8));
+        const int64_t blocks = (m * n + 255) / 256;
+        splitk_reduce<double><<<(unsigned)(blocks < 4096 ? blocks : 4096), 256, 0, s>>>(
+            m, n, splits, ws, alpha, beta, c, ldc);
+    }
+    *err = cudaGetLastError();
+    return true;
+}
+
+// Cfg's launcher: dgemm_tma where Cfg asks for it (FG_TMA) and the GPU and operands allow it,
+// else dgemm_dmma.
+template <class Cfg>
+cudaError_t launch(bool ta, bool tb, int64_t m, int64_t n, int64_t k, double alpha, const double *a,
+                   int64_t lda, const double *b, int64_t ldb, double beta, double *c, int64_t ldc,
+                   int splits, double *ws, cudaStream_t s)
+{
+    if constexpr (Cfg::TMA) {
+        int dev = 0, major = 0;
+        if (cudaGetDevice(&dev) == cudaSuccess &&
+            cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, dev) == cudaSuccess &&
+            major >= 9) {
+            using Fn = bool (*)(int64_t, int64_t, int64_t, double, const double *, int64_t,
+                                const double *, int64_t, double, double *, int64_t, int, double *,
+                                cudaStream_t, cudaError_t *);
+            const Fn pairs[4] = {launch_tma_pair<Cfg, false, false>, launch_tma_pair<Cfg, true, false>,
+                                 launch_tma_pair<Cfg, false, true>, launch_tma_pair<Cfg, true, true>};
+            cudaError_t err = cudaSuccess;
+            if (pairs[ta + 2 * tb](m, n, k, alpha, a, lda, b, ldb, beta, c, ldc, splits, ws, s, &err))
+                return err;
+        }
+        cudaGetLastError();
+    }
+    using Fallback = DmmaConfig<Cfg::BM, Cfg::BN, Cfg::BK, Cfg::WM, Cfg::WN, Cfg::FALLBACK_STAGES,
+                                Cfg::FEAT & ~FG_TMA>;
+    return launch_any<Fallback>(ta, tb, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc, splits, ws, s);
+}
 
 } // namespace fg_dmma

@@ -3,6 +3,8 @@
 // rasterization, the deterministic split-K reduction and the launcher.
 #pragma once
 
+#include <cuda.h> // CUtensorMap
+#include <cudaTypedefs.h>
 #include <cuda_runtime.h>
 #include <stdint.h>
 
@@ -21,6 +23,8 @@ enum : int {
     FG_PREFETCH = 32,    // a tuning choice: fragments of step k+1 loaded before the FMAs of k
     FG_FAST_LOOP = 128,  // a tuning choice (SIMT): the whole k-tiles of interior blocks in a main
                          // loop of their own, without predicates or branches (see pipeline)
+    FG_TMA = 256,        // a tuning choice (DMMA, sm_90): tiles copied by the tensor memory
+                         // accelerator, stages handed over by mbarriers (dgemm_tma)
 };
 
 // An opaque move: ptxas can no longer recompute v from the kernel parameters (a loader's `pin`).
@@ -79,6 +83,112 @@ __device__ __forceinline__ void cp_async_commit() { asm volatile("cp.async.commi
 
 template <int N>
 __device__ __forceinline__ void cp_async_wait() { asm volatile("cp.async.wait_group %0;\n" ::"n"(N)); }
+
+// Hopper's tensor memory accelerator (sm_90): one thread asks for a whole 2-D box of a matrix;
+// the copy lands in shared memory (zeros where the box leaves the matrix) and counts its bytes
+// on an mbarrier, which the threads that read the box wait on. Used by the DMMA kernels with
+// FG_TMA; on other architectures these compile to a trap and the launchers never get there.
+__device__ __forceinline__ uint32_t smem_addr(const void *p) { return (uint32_t)__cvta_generic_to_shared(p); }
+
+__device__ __forceinline__ void mbar_init(uint64_t *bar, int count)
+{
+    asm volatile("mbarrier.init.shared::cta.b64 [%0], %1;\n" ::"r"(smem_addr(bar)), "r"(count));
+}
+
+// Makes the barriers' initialization visible to the tensor memory accelerator.
+__device__ __forceinline__ void mbar_init_fence()
+{
+#if __CUDA_ARCH__ >= 900
+    asm volatile("fence.mbarrier_init.release.cluster;\n" ::: "memory");
+#endif
+}
+
+__device__ __forceinline__ void mbar_arrive(uint64_t *bar)
+{
+    asm volatile("mbarrier.arrive.shared::cta.b64 _, [%0];\n" ::"r"(smem_addr(bar)) : "memory");
+}
+
+// The calling thread's arrival, announcing `bytes` still to come from the copies.
+__device__ __forceinline__ void mbar_expect_bytes(uint64_t *bar, uint32_t bytes)
+{
+#if __CUDA_ARCH__ >= 900
+    asm volatile("mbarrier.arrive.expect_tx.shared::cta.b64 _, [%0], %1;\n" ::"r"(smem_addr(bar)),
+                 "r"(bytes) : "memory");
+#else
+    __trap();
+#endif
+}
+
+// Waits for the phase of the given parity (0 for the first) to complete.
+__device__ __forceinline__ void mbar_wait(uint64_t *bar, uint32_t parity)
+{
+#if __CUDA_ARCH__ >= 900
+    asm volatile("{\n .reg .pred done;\n"
+                 "WAIT_%=:\n"
+                 " mbarrier.try_wait.parity.shared::cta.b64 done, [%0], %1;\n"
+                 " @!done bra WAIT_%=;\n}\n" ::"r"(smem_addr(bar)), "r"(parity) : "memory");
+#else
+    __trap();
+#endif
+}
+
+// The box at element (c0, c1) of the matrix `map` describes (c0 along its contiguous dimension)
+// into dst, counted on bar.
+__device__ __forceinline__ void tma_load_2d(void *dst, const CUtensorMap *map, uint64_t *bar, int c0, int c1)
+{
+#if __CUDA_ARCH__ >= 900
+    asm volatile("cp.async.bulk.tensor.2d.shared::cluster.global.tile.mbarrier::complete_tx::bytes "
+                 "[%0], [%1, {%2, %3}], [%4];\n" ::"r"(smem_addr(dst)), "l"(map), "r"(c0), "r"(c1),
+                 "r"(smem_addr(bar)) : "memory");
+#else
+    __trap();
+#endif
+}
+
+__device__ __forceinline__ void tma_prefetch_map(const CUtensorMap *map)
+{
+#if __CUDA_ARCH__ >= 900
+    asm volatile("prefetch.tensormap [%0];\n" ::"l"(map) : "memory");
+#endif
+}
+
+// Host: the driver's cuTensorMapEncodeTiled (through the runtime, so nothing links libcuda), or
+// null where the driver has none.
+inline PFN_cuTensorMapEncodeTiled_v12000 tma_encoder()
+{
+    static std::atomic<PFN_cuTensorMapEncodeTiled_v12000> fn{nullptr};
+    static std::atomic<bool> looked{false};
+    if (!looked.load(std::memory_order_acquire)) {
+        void *p = nullptr;
+        cudaDriverEntryPointQueryResult q;
+        if (cudaGetDriverEntryPointByVersion("cuTensorMapEncodeTiled", &p, 12000, cudaEnableDefault,
+                                             &q) != cudaSuccess ||
+            q != cudaDriverEntryPointSuccess)
+            p = nullptr, cudaGetLastError();
+        fn.store(reinterpret_cast<PFN_cuTensorMapEncodeTiled_v12000>(p), std::memory_order_relaxed);
+        looked.store(true, std::memory_order_release);
+    }
+    return fn.load(std::memory_order_relaxed);
+}
+
+// A map of the rows x cols column-major matrix x (leading dimension ld, rows contiguous) read in
+// boxes of box_rows x box_cols, 128-byte swizzled (box_rows * elem must be 128 then) or not.
+// False where the accelerator cannot take it: x and ld * elem must be multiples of 16 bytes.
+inline bool tma_map(CUtensorMap *map, const void *x, int64_t rows, int64_t cols, int64_t ld,
+                    int elem, int box_rows, int box_cols, bool swizzle)
+{
+    PFN_cuTensorMapEncodeTiled_v12000 encode = tma_encoder();
+    if (!encode || (uintptr_t)x % 16 || ld * elem % 16 || rows > 0xffffffffLL ||
+        cols > 0xffffffffLL || ld * elem >= (int64_t)1 << 40)
+        return false;
+    const cuuint64_t dims[2] = {(cuuint64_t)rows, (cuuint64_t)cols};
+    const cuuint64_t strides[1] = {(cuuint64_t)(ld * elem)};
+    const cuuint32_t box[2] = {(cuuint32_t)box_rows, (cuuint32_t)box_cols}, unit[2] = {1, 1};
+    return encode(map, elem == 8 ? CU_TENSOR_MAP_DATA_TYPE_FLOAT64 : CU_TENSOR_MAP_DATA_TYPE_FLOAT32,
+                  2, const_cast<void *>(x), dims, strides, box, unit, CU_TENSOR_MAP_INTERLEAVE_NONE,
+                  swizzle ? CU_TENSOR_MAP_SWIZZLE_128B : CU_TENSOR_MAP_SWIZZLE_NONE,
+                  CU_TENSOR_MAP_L2_PROMOTION_L2_256B, CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE) == CUDA_SUCCESS;
+}
 
 // Copies k-tiles of one operand into xs[BK][LDS] (k-major: a row of MNT (+ padding) elements
 // per k). The operand's element (mn, k) is x[mn + k*ld] (MN_CONTIG: op(A) = A, op(B) = B^T) or

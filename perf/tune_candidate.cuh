@@ -41,5 +41,5 @@ inline std::string candidate_name(const char *family, int bm, int bn, int bk, in
     {                                                                                           \
         return {candidate_name("dmma", BM, BN, BK, WM, WN, "", S, F),                           \
                 #BM ", " #BN ", " #BK ", " #WM ", " #WN ", " #S ", " #F, BM, BN, BK,            \
-                fg_dmma::launch_any<fg_dmma::DmmaConfig<BM, BN, BK, WM, WN, S, F>>};            \
+                fg_dmma::launch<fg_dmma::DmmaConfig<BM, BN, BK, WM, WN, S, F>>};            \
     }
