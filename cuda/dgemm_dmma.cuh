@@ -10,7 +10,8 @@
 // (Layout): the fragment loads of op(A) in k-major rows are 16 bytes, and so are the stores of C
 // in blocks inside the matrix. The padding of each layout keeps the fragment loads free of bank
 // conflicts. Blocks are rasterized in groups for L2 reuse; gridDim.z slices K when the table
-// asks for it.
+// asks for it. On sm_90, configurations with FG_TMA run dgemm_tma instead where the operands
+// allow: the same warp tiles and epilogue, the tiles copied by the tensor memory accelerator.
 // Any M, N, K, leading dimension, alignment and transpose pair.
 #pragma once
 
@@ -50,9 +51,8 @@ struct DmmaConfig {
     static_assert(STAGES >= 2 && STAGES <= 8, "2 (double buffering) to 8 pipeline stages");
     static_assert(SMEM_BYTES <= 227 * 1024 || TMA, "shared memory of one block on sm_90");
     // Where dgemm_tma cannot run (launch): dgemm_dmma with as many of the stages as fit.
-    static constexpr int FALLBACK_STAGES =
-        STAGES * (A_STAGE + B_STAGE) * (int)sizeof(double) <= 227 * 1024 ? STAGES
-                                                                         : 227 * 1024 / ((A_STAGE + B_STAGE) * (int)sizeof(double));
+    static constexpr int STAGE_BYTES = (A_STAGE + B_STAGE) * (int)sizeof(double);
+    static constexpr int FALLBACK_STAGES = SMEM_BYTES <= 227 * 1024 ? STAGES : 227 * 1024 / STAGE_BYTES;
 };
 
 __device__ __forceinline__ double2 lds2(const double *p) { return *reinterpret_cast<const double2 *>(p); }

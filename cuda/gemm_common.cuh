@@ -1,5 +1,6 @@
 // gemm_common.cuh: what the GEMM kernel families share, for any element type: the copies from
-// global to shared memory (cp.async, or plain loads for the ablation), the tile loaders, block
+// global to shared memory (cp.async, or plain loads for the ablation; on sm_90 the tensor memory
+// accelerator's boxes and the mbarriers they complete on), the tile loaders, block
 // rasterization, the deterministic split-K reduction and the launcher.
 #pragma once
 
