@@ -17,6 +17,8 @@
 
 #include "gemm_common.cuh"
 
+#include <type_traits>
+
 namespace fg_dmma {
 
 using namespace fg_kern;
@@ -314,7 +316,7 @@ FG_LAUNCH_ANY(double, dgemm_dmma)
 // k-tiles. Needs A, B 16-byte aligned and lda, ldb even (the launcher checks; else dgemm_dmma).
 template <class Cfg, bool TA, bool TB>
 struct TmaLayout {
-    static_assert(Cfg::BK == 16 && Cfg::PREFETCH, "FG_TMA: BK = 16 (128-byte rows) with FG_PREFETCH");
+    static_assert(Cfg::BK == 16, "FG_TMA: BK = 16 (128-byte rows)");
     static constexpr bool A_KROWS = !TA, B_KROWS = TB;
     static constexpr int LD_A = Cfg::BM + 4, LD_B = Cfg::BN + 4; // k-major rows
     static constexpr int round1k(int bytes) { return (bytes + 1023) / 1024 * 1024; }
@@ -396,7 +398,9 @@ __global__ void __launch_bounds__(Cfg::THREADS, Cfg::MIN_BLOCKS)
     constexpr bool PAIR_N = !L::B_KROWS;
     static_assert(!PAIR_N || NT % 2 == 0, "paired columns: WN a multiple of 16");
     const int ya0 = (t / 2) ^ ((2 * g) & 7), ya1 = (t / 2) ^ ((2 * g + 1) & 7);
-    auto fragments = [&](int st, int ks, double (&af)[MT][4], double (&bf)[NT][2]) {
+    // Into af[i][ao ..] and bf[j][bo ..]: an m16n8k16 step's fragments are the m16n8k8 ones of
+    // k-steps 0 and 1 side by side.
+    auto fragments = [&](int st, int ks, auto &af, auto &bf, int ao, int bo) {
         const double *a_s = as + st * (L::A_STAGE / 8), *b_s = bs + st * (L::B_STAGE / 8);
 #pragma unroll
         for (int i = 0; i < MT; i++)
@@ -405,11 +409,11 @@ __global__ void __launch_bounds__(Cfg::THREADS, Cfg::MIN_BLOCKS)
                 const int mn = wm0 + 16 * i + 2 * g, kq = 8 * ks + 4 * p + t;
                 if constexpr (L::A_KROWS) {
                     const double2 v = lds2(a_s + mn + kq * L::LD_A);
-                    af[i][2 * p] = v.x, af[i][2 * p + 1] = v.y;
+                    af[i][ao + 2 * p] = v.x, af[i][ao + 2 * p + 1] = v.y;
                 } else {
                     const int sw = 4 * ks + 2 * p;
-                    af[i][2 * p] = a_s[16 * mn + 2 * (sw ^ ya0) + t % 2];
-                    af[i][2 * p + 1] = a_s[16 * (mn + 1) + 2 * (sw ^ ya1) + t % 2];
+                    af[i][ao + 2 * p] = a_s[16 * mn + 2 * (sw ^ ya0) + t % 2];
+                    af[i][ao + 2 * p + 1] = a_s[16 * (mn + 1) + 2 * (sw ^ ya1) + t % 2];
                 }
             }
 #pragma unroll
@@ -418,53 +422,78 @@ __global__ void __launch_bounds__(Cfg::THREADS, Cfg::MIN_BLOCKS)
             for (int q = 0; q < 2; q++) {
                 const int kq = 8 * ks + 4 * q + t;
                 if constexpr (L::B_KROWS) {
-                    bf[j][q] = b_s[wn0 + 8 * j + g + kq * L::LD_B];
+                    bf[j][bo + q] = b_s[wn0 + 8 * j + g + kq * L::LD_B];
                 } else {
                     const int mn = wn0 + 16 * (j / 2) + 2 * g + j % 2;
-                    bf[j][q] = b_s[16 * mn + 2 * ((4 * ks + 2 * q) ^ (j % 2 ? ya1 : ya0)) + t % 2];
+                    const int sw = (4 * ks + 2 * q) ^ (j % 2 ? ya1 : ya0);
+                    bf[j][bo + q] = b_s[16 * mn + 2 * sw + t % 2];
                 }
             }
     };
-    auto mmas = [&](const double (&af)[MT][4], const double (&bf)[NT][2]) {
+    auto mmas = [&](const double (&af)[MT][Cfg::KI / 2], const double (&bf)[NT][Cfg::KI / 4]) {
 #pragma unroll
         for (int i = 0; i < MT; i++)
 #pragma unroll
-            for (int j = 0; j < NT; j++) mma_16x8<8>(acc[i][j], af[i], bf[j]);
+            for (int j = 0; j < NT; j++) mma_16x8<Cfg::KI>(acc[i][j], af[i], bf[j]);
     };
-
-    // Fragments double-buffered across the two k-steps and into the next stage. A thread
-    // releases a stage once it has loaded its second k-step's fragments; thread 0 refills the
-    // stage of tile kt - LAG during tile kt, when every thread has long released it. (With LAG
-    // = 1, thread 0's warp waited there for the slowest warp: the 128x128x16 5-stage kernel
-    // measured 88.6% SM throughput at 8192^3 NN, 91.4% with LAG = 2.)
-    // The refill's distance behind the tile computed; NT (both operands in padded k-major rows)
-    // keeps every stage but the current one in flight.
-    constexpr int LAG = STAGES >= 5 && !(L::A_KROWS && L::B_KROWS) ? 2 : 1;
-    double af[2][MT][4], bf[2][NT][2];
-    int st = 0;
-    uint32_t phase = 0;
-    if (ktiles > 0) {
-        mbar_wait(&full[0], 0);
-        fragments(0, 0, af[0], bf[0]);
-    }
-    for (int kt = 0; kt < ktiles; kt++) {
-        fragments(st, 1, af[1], bf[1]);
-        mbar_arrive(&empty[st]);
-        mmas(af[0], bf[0]);
+    auto refill = [&](int kt, int st, auto lag) { // thread 0: tile kt - LAG's stage, once released
+        constexpr int LAG = decltype(lag)::value;
         if (tid == 0 && kt >= LAG && kt - LAG + STAGES < ktiles) {
             const int prev = LAG == 1 ? (st == 0 ? STAGES - 1 : st - 1) // NT's code as measured
                                       : st >= LAG ? st - LAG : st - LAG + STAGES;
             mbar_wait(&empty[prev], (uint32_t)((kt - LAG) / STAGES) & 1);
             issue(prev, kt - LAG + STAGES);
         }
-        const int next = st + 1 == STAGES ? 0 : st + 1;
-        const uint32_t next_phase = next == 0 ? phase ^ 1 : phase;
-        if (kt + 1 < ktiles) {
-            mbar_wait(&full[next], next_phase);
-            fragments(next, 0, af[0], bf[0]);
+    };
+
+    if constexpr (!Cfg::PREFETCH) {
+        // m16n8k16 steps, a tile's fragments loaded, then used (the registers allow no second
+        // set): half the MMA instructions of m16n8k8 steps, each reading and writing its
+        // accumulators once per 16 of k. At the H100's 700 W cap the clock follows the energy
+        // per flop: cuBLAS's m16n8k16 kernel ran 16384^3 NT at 1.77 GHz where our m16n8k8 one
+        // ran at 1.64. The 128x128 one with 32x64 warp tiles: 16384^3 NT 0.87 -> 0.93 of cuBLAS.
+        double af[MT][8], bf[NT][4];
+        uint32_t phase = 0;
+        for (int kt = 0, st = 0; kt < ktiles; kt++) {
+            mbar_wait(&full[st], phase);
+            fragments(st, 0, af, bf, 0, 0);
+            fragments(st, 1, af, bf, 4, 2);
+            mbar_arrive(&empty[st]);
+            refill(kt, st, std::integral_constant<int, STAGES >= 4 ? 2 : 1>());
+            mmas(af, bf);
+            st = st + 1 == STAGES ? 0 : st + 1;
+            phase ^= st == 0;
         }
-        mmas(af[1], bf[1]);
-        st = next, phase = next_phase;
+    } else {
+        // Fragments double-buffered across the two k-steps and into the next stage. A thread
+        // releases a stage once it has loaded its second k-step's fragments; thread 0 refills
+        // the stage of tile kt - LAG during tile kt, when every thread has long released it.
+        // (With LAG = 1, thread 0's warp waited there for the slowest warp: the 128x128x16
+        // 5-stage kernel measured 88.6% SM throughput at 8192^3 NN, 91.4% with LAG = 2.)
+        // The refill's distance behind the tile computed; NT (both operands in padded k-major
+        // rows) keeps every stage but the current one in flight.
+        constexpr int LAG = STAGES >= 5 && !(L::A_KROWS && L::B_KROWS) ? 2 : 1;
+        double af[2][MT][4], bf[2][NT][2];
+        int st = 0;
+        uint32_t phase = 0;
+        if (ktiles > 0) {
+            mbar_wait(&full[0], 0);
+            fragments(0, 0, af[0], bf[0], 0, 0);
+        }
+        for (int kt = 0; kt < ktiles; kt++) {
+            fragments(st, 1, af[1], bf[1], 0, 0);
+            mbar_arrive(&empty[st]);
+            mmas(af[0], bf[0]);
+            refill(kt, st, std::integral_constant<int, LAG>());
+            const int next = st + 1 == STAGES ? 0 : st + 1;
+            const uint32_t next_phase = next == 0 ? phase ^ 1 : phase;
+            if (kt + 1 < ktiles) {
+                mbar_wait(&full[next], next_phase);
+                fragments(next, 0, af[0], bf[0], 0, 0);
+            }
+            mmas(af[1], bf[1]);
+            st = next, phase = next_phase;
+        }
     }
 
     store_c<Cfg, PAIR_N>(acc, m, n, m0 + wm0 + 2 * g, n0 + wn0 + (PAIR_N ? 4 : 2) * t,
