@@ -406,9 +406,9 @@ __global__ void __launch_bounds__(Cfg::THREADS, Cfg::MIN_BLOCKS)
         for (int i = 0; i < MT; i++)
 #pragma unroll
             for (int p = 0; p < 2; p++) {
-                const int mn = wm0 + 16 * i + 2 * g, kq = 8 * ks + 4 * p + t;
+                const int mn = wm0 + 16 * i + 2 * g;
                 if constexpr (L::A_KROWS) {
-                    const double2 v = lds2(a_s + mn + kq * L::LD_A);
+                    const double2 v = lds2(a_s + mn + (8 * ks + 4 * p + t) * L::LD_A);
                     af[i][ao + 2 * p] = v.x, af[i][ao + 2 * p + 1] = v.y;
                 } else {
                     const int sw = 4 * ks + 2 * p;
@@ -420,9 +420,8 @@ __global__ void __launch_bounds__(Cfg::THREADS, Cfg::MIN_BLOCKS)
         for (int j = 0; j < NT; j++)
 #pragma unroll
             for (int q = 0; q < 2; q++) {
-                const int kq = 8 * ks + 4 * q + t;
                 if constexpr (L::B_KROWS) {
-                    bf[j][bo + q] = b_s[wn0 + 8 * j + g + kq * L::LD_B];
+                    bf[j][bo + q] = b_s[wn0 + 8 * j + g + (8 * ks + 4 * q + t) * L::LD_B];
                 } else {
                     const int mn = wn0 + 16 * (j / 2) + 2 * g + j % 2;
                     const int sw = (4 * ks + 2 * q) ^ (j % 2 ? ya1 : ya0);
