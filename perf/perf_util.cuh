@@ -182,22 +182,48 @@ struct Bench {
         cudaEventDestroy(e1);
     }
 
-    // The median time of `reps` calls in ms, after two warm-up calls.
+    // The median time in ms of `reps` calls queued back to back, as a caller runs them, after
+    // two warm-up calls.
     template <class F>
     double time_ms(F &&call)
     {
-        std::vector<float> t;
         for (int w = 0; w < 2; w++) call();
-        for (int r = 0; r < reps; r++) {
-            CHECK_CUDA(cudaEventRecord(e0, s));
+        std::vector<float> t;
+        queued(call, reps, t);
+        return median(t);
+    }
+
+    // a and b timed next to each other, in two alternating rounds of reps / 2 queued calls each
+    // (as fastgemm-sweep times the two libraries): their median times in ms. Under the H100's
+    // power cap the clock drifts, and times taken apart can differ by more than the kernels do.
+    template <class F, class G>
+    void time_pair_ms(F &&a, G &&b, double *ms_a, double *ms_b)
+    {
+        for (int w = 0; w < 2; w++) a(), b();
+        std::vector<float> ta, tb;
+        const int per = reps / 2 > 1 ? reps / 2 : 1;
+        for (int r = 0; r < 2; r++) queued(a, per, ta), queued(b, per, tb);
+        *ms_a = median(ta), *ms_b = median(tb);
+    }
+
+    // n calls queued back to back, events around each, one synchronization; their times to t.
+    template <class F>
+    void queued(F &&call, int n, std::vector<float> &t)
+    {
+        std::vector<cudaEvent_t> ev(2 * n);
+        for (cudaEvent_t &e : ev) CHECK_CUDA(cudaEventCreate(&e));
+        for (int i = 0; i < n; i++) {
+            CHECK_CUDA(cudaEventRecord(ev[2 * i], s));
             call();
-            CHECK_CUDA(cudaEventRecord(e1, s));
-            CHECK_CUDA(cudaEventSynchronize(e1));
+            CHECK_CUDA(cudaEventRecord(ev[2 * i + 1], s));
+        }
+        CHECK_CUDA(cudaStreamSynchronize(s));
+        for (int i = 0; i < n; i++) {
             float ms;
-            CHECK_CUDA(cudaEventElapsedTime(&ms, e0, e1));
+            CHECK_CUDA(cudaEventElapsedTime(&ms, ev[2 * i], ev[2 * i + 1]));
             t.push_back(ms);
         }
-        return median(t);
+        for (cudaEvent_t e : ev) cudaEventDestroy(e);
     }
 
     // Poisons C with NaN, runs the call, and checks that every entry of C is finite and 256
