@@ -193,15 +193,15 @@ struct Bench {
         return median(t);
     }
 
-    // a and b timed next to each other, in two alternating rounds of reps / 2 queued calls each
+    // a and b timed next to each other, in two alternating rounds of n / 2 queued calls each
     // (as fastgemm-sweep times the two libraries): their median times in ms. Under the H100's
     // power cap the clock drifts, and times taken apart can differ by more than the kernels do.
     template <class F, class G>
-    void time_pair_ms(F &&a, G &&b, double *ms_a, double *ms_b)
+    void time_pair_ms(F &&a, G &&b, int n, double *ms_a, double *ms_b)
     {
         for (int w = 0; w < 2; w++) a(), b();
         std::vector<float> ta, tb;
-        const int per = reps / 2 > 1 ? reps / 2 : 1;
+        const int per = n / 2 > 1 ? n / 2 : 1;
         for (int r = 0; r < 2; r++) queued(a, per, ta), queued(b, per, tb);
         *ms_a = median(ta), *ms_b = median(tb);
     }

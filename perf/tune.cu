@@ -132,6 +132,9 @@ int tune(const std::vector<Candidate<T>> &cands, const Options &o, const char *p
                                           CUBLAS_GEMM_DEFAULT));
             };
             const double cublas_ms = bench.time_ms(cublas);
+            // Candidates get `reps` calls each (and as many of cuBLAS) up to 20 ms a call, fewer
+            // above (16384^3 DGEMM: 4 of 160 ms; its calls vary little).
+            const int pair_reps = std::max(4, std::min(reps, (int)(reps * 20 / cublas_ms)));
             const int pi = (int)problems.size();
             problems.push_back({sh, ta + 2 * tb, cublas_ms});
             const double cublas_tf = flop / cublas_ms * 1e-9;
@@ -158,7 +161,7 @@ int tune(const std::vector<Candidate<T>> &cands, const Options &o, const char *p
                     // Timed next to cuBLAS; the candidates are compared by their ratios to
                     // it, as times in the unit of the problem's first cuBLAS time.
                     double ms, next_cublas_ms;
-                    bench.time_pair_ms(timed, cublas, &ms, &next_cublas_ms);
+                    bench.time_pair_ms(timed, cublas, pair_reps, &ms, &next_cublas_ms);
                     const double ratio = next_cublas_ms / ms;
                     const double tf = flop / ms * 1e-9;
                     fprintf(csv, "%s,%ld,%ld,%ld,%s,%d,%.5f,%.3f,%.3f,%.4f,%s\n", tp, m, n, k,
