@@ -7,6 +7,7 @@
 #include <cuda_runtime.h>
 
 #include <algorithm>
+#include <chrono>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
@@ -158,6 +159,18 @@ static inline double median(std::vector<float> v)
     return v.size() % 2 ? v[v.size() / 2] : 0.5 * (v[v.size() / 2 - 1] + v[v.size() / 2]);
 }
 
+
+// Runs the call on stream s, queued in batches of 8, for `seconds` of wall time: the H100 was
+// measured at a third of its speed for the first ~30 ms of small calls after a pause.
+template <class F>
+void warm(cudaStream_t s, F &&call, double seconds)
+{
+    const auto t0 = std::chrono::steady_clock::now();
+    do {
+        for (int i = 0; i < 8; i++) call();
+        CHECK_CUDA(cudaStreamSynchronize(s));
+    } while (std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count() < seconds);
+}
 
 // Times and validates GEMM calls enqueued on one stream.
 struct Bench {

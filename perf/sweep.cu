@@ -100,18 +100,23 @@ static bool run_shape(cublasHandle_t h, cudaStream_t s, const Shape &sh, char ta
     std::vector<float> t_ours, t_cublas;
     std::vector<cudaEvent_t> ev(2 * per_round);
     for (auto &e : ev) CHECK_CUDA(cudaEventCreate(&e));
-    for (int w = 0; w < 2; w++) {
+    int w = 0;
+    warm(s, [&] { // both libraries, for 0.1 s (at least 8 calls of each)
         ours(w % sets);
         cublas(w % sets, C[w % sets]);
-    }
+        w++;
+    }, 0.1);
+    double host_s[2] = {0, 0}; // the time the host took to queue each library's calls
     for (int r = 0; r < rounds; r++)
         for (int lib = 0; lib < 2; lib++) {
+            const auto h0 = std::chrono::steady_clock::now();
             for (int i = 0; i < per_round; i++) {
                 CHECK_CUDA(cudaEventRecord(ev[2 * i], s));
                 if (lib == 0) ours(i % sets);
                 else cublas(i % sets, C[i % sets]);
                 CHECK_CUDA(cudaEventRecord(ev[2 * i + 1], s));
             }
+            host_s[lib] += std::chrono::duration<double>(std::chrono::steady_clock::now() - h0).count();
             CHECK_CUDA(cudaStreamSynchronize(s));
             for (int i = 0; i < per_round; i++) {
                 float ms = 0;
@@ -123,9 +128,10 @@ static bool run_shape(cublasHandle_t h, cudaStream_t s, const Shape &sh, char ta
     const double flop = 2.0 * m * n * k;
     const double to = flop / mo * 1e-9, tc = flop / mc * 1e-9;
     printf("%s %c%c %6ld x %6ld x %6ld  fastgemm %8.3f ms %6.2f TFLOP/s  cuBLAS %8.3f ms %6.2f TFLOP/s"
-           "  ratio %5.3f  check %s (err/bound %.2g, cuBLAS %.2g)\n",
+           "  ratio %5.3f  check %s (err/bound %.2g, cuBLAS %.2g)  host us/call %.1f, cuBLAS %.1f\n",
            prec, ta, tb, m, n, k, mo, to, mc, tc, tc > 0 ? to / tc : 0, valid ? "ok" : "FAILED",
-           worst[0], worst[1]);
+           worst[0], worst[1], 1e6 * host_s[0] / (rounds * per_round),
+           1e6 * host_s[1] / (rounds * per_round));
     fprintf(csv, "%s,%c%c,%ld,%ld,%ld,%.6f,%.6f,%.4f,%.4f,%.4f,%s,%.3g,%d\n", prec, ta, tb, m, n, k,
             mo, mc, to, tc, to / tc, valid ? "ok" : "FAILED", worst[0], sets);
     fflush(csv);
