@@ -176,14 +176,11 @@ void warm(cudaStream_t s, F &&call, double seconds)
 struct Bench {
     cudaStream_t s;
     int reps;
-    cudaEvent_t e0, e1;
     double *ratio;
     unsigned long long *bad;
 
     Bench(cudaStream_t stream, int repetitions) : s(stream), reps(repetitions)
     {
-        CHECK_CUDA(cudaEventCreate(&e0));
-        CHECK_CUDA(cudaEventCreate(&e1));
         CHECK_CUDA(cudaMalloc(&ratio, 256 * sizeof(double)));
         CHECK_CUDA(cudaMalloc(&bad, sizeof *bad));
     }
@@ -191,8 +188,6 @@ struct Bench {
     {
         cudaFree(ratio);
         cudaFree(bad);
-        cudaEventDestroy(e0);
-        cudaEventDestroy(e1);
     }
 
     // The median time in ms of `reps` calls queued back to back, as a caller runs them, after
