@@ -519,30 +519,13 @@ bool launch_tma_pair(int64_t m, int64_t n, int64_t k, double alpha, const double
         !(L::B_KROWS ? tma_map(&mb, b, n, k, ldb, 8, L::LD_B, 16, false)
                      : tma_map(&mb, b, k, n, ldb, 8, 16, Cfg::BN, true)))
         return false;
-    int dev = 0;
-    if ((*err = cudaGetDevice(&dev)) != cudaSuccess) return true;
-    const uint64_t bit = dev < 64 ? uint64_t(1) << dev : 0;
-    if (!(asked.load(std::memory_order_relaxed) & bit)) {
-        *err = cudaFuncSetAttribute(dgemm_tma<Cfg, TA, TB>, cudaFuncAttributeMaxDynamicSharedMemorySize,
-                                    TmaSmem<Cfg>::BYTES);
-        if (*err != cudaSuccess) return true;
-        asked.fetch_or(bit, std::memory_order_relaxed);
-    }
-    const int64_t tiles = ((m + Cfg::BM - 1) / Cfg::BM) * ((n + Cfg::BN - 1) / Cfg::BN);
-    int64_t kslice;
-    splits = k_slices(k, Cfg::BK, ws ? splits : 1, &kslice);
-    const dim3 grid((unsigned)tiles, 1, (unsigned)splits);
-    if (splits == 1) {
-        dgemm_tma<Cfg, TA, TB><<<grid, Cfg::THREADS, TmaSmem<Cfg>::BYTES, s>>>(
-            ma, mb, m, n, k, kslice, alpha, beta, c, ldc, 0, aligned16(c, ldc, 8));
-    } else {
-        dgemm_tma<Cfg, TA, TB><<<grid, Cfg::THREADS, TmaSmem<Cfg>::BYTES, s>>>(
-            ma, mb, m, n, k, kslice, 1.0, 0.0, ws, m, m * n, aligned16(ws, m, 8));
-        const int64_t blocks = (m * n + 255) / 256;
-        splitk_reduce<double><<<(unsigned)(blocks < 4096 ? blocks : 4096), 256, 0, s>>>(
-            m, n, splits, ws, alpha, beta, c, ldc);
-    }
-    *err = cudaGetLastError();
+    *err = fg_kern::launch_sliced(
+        dgemm_tma<Cfg, TA, TB>, asked, TmaSmem<Cfg>::BYTES, Cfg::BM, Cfg::BN, Cfg::BK, m, n, k, alpha, beta,
+        c, ldc, splits, ws, s,
+        [&](dim3 grid, int64_t kslice, double al, double be, double *cs, int64_t ldcs, int64_t slice, bool vc) {
+            dgemm_tma<Cfg, TA, TB><<<grid, Cfg::THREADS, TmaSmem<Cfg>::BYTES, s>>>(ma, mb, m, n, k, kslice, al, be,
+                                                                                 cs, ldcs, slice, vc);
+        });
     return true;
 }
 

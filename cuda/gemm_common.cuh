@@ -490,16 +490,17 @@ using GemmKernel = void (*)(int64_t m, int64_t n, int64_t k, int64_t kslice, T a
                             int64_t lda, const T *b, int64_t ldb, T beta, T *c, int64_t ldc,
                             int64_t c_slice, bool vec_a, bool vec_b, bool vec_c);
 
-// Launches kernel (alpha != 0, k > 0) over BM x BN block tiles with the K range cut into
-// `splits` slices of whole BK tiles. With more than one slice each writes its partial products
-// to ws (splits * m * n elements, from the caller) and splitk_reduce adds them up in order.
-// `asked`: the devices on which this kernel may already use smem_bytes of shared memory (above
-// 48 KB a kernel must ask, once per device; racing threads may both ask: harmless).
-template <class T>
-cudaError_t launch_tiles(GemmKernel<T> kernel, std::atomic<uint64_t> &asked, int threads,
-                         int smem_bytes, int bm, int bn, int bk, int64_t m, int64_t n, int64_t k,
-                         T alpha, const T *a, int64_t lda, const T *b, int64_t ldb, T beta, T *c,
-                         int64_t ldc, int splits, T *ws, cudaStream_t s)
+// What every launch shares (alpha != 0, k > 0): `kernel` may use smem_bytes of shared memory
+// (above 48 KB a kernel must ask, once per device; `asked`: the devices on which it has; racing
+// threads may both ask: harmless), and its bm x bn block tiles go over the K range cut into
+// `splits` slices of whole bk tiles. go(grid, kslice, alpha, beta, c, ldc, c_slice, vec_c)
+// launches the kernel: over C itself with one slice; with more, each slice writes its partial
+// products to ws (splits * m * n elements, from the caller) and splitk_reduce adds them up in
+// order.
+template <class T, class Kernel, class Go>
+cudaError_t launch_sliced(Kernel kernel, std::atomic<uint64_t> &asked, int smem_bytes, int bm,
+                          int bn, int bk, int64_t m, int64_t n, int64_t k, T alpha, T beta, T *c,
+                          int64_t ldc, int splits, T *ws, cudaStream_t s, Go &&go)
 {
     int dev = 0;
     cudaError_t err = cudaGetDevice(&dev);
@@ -515,19 +516,31 @@ cudaError_t launch_tiles(GemmKernel<T> kernel, std::atomic<uint64_t> &asked, int
     int64_t kslice;
     splits = k_slices(k, bk, ws ? splits : 1, &kslice);
     const int E = sizeof(T);
-    const bool va = aligned16(a, lda, E), vb = aligned16(b, ldb, E);
     const dim3 grid((unsigned)tiles, 1, (unsigned)splits);
     if (splits == 1) {
-        kernel<<<grid, threads, smem_bytes, s>>>(m, n, k, kslice, alpha, a, lda, b, ldb, beta, c,
-                                                 ldc, 0, va, vb, aligned16(c, ldc, E));
+        go(grid, kslice, alpha, beta, c, ldc, int64_t(0), aligned16(c, ldc, E));
     } else {
-        kernel<<<grid, threads, smem_bytes, s>>>(m, n, k, kslice, T(1), a, lda, b, ldb, T(0), ws,
-                                                 m, m * n, va, vb, aligned16(ws, m, E));
+        go(grid, kslice, T(1), T(0), ws, m, m * n, aligned16(ws, m, E));
         const int64_t blocks = (m * n + 255) / 256;
         splitk_reduce<T><<<(unsigned)(blocks < 4096 ? blocks : 4096), 256, 0, s>>>(
             m, n, splits, ws, alpha, beta, c, ldc);
     }
     return cudaGetLastError();
+}
+
+// Launches a GemmKernel (launch_sliced).
+template <class T>
+cudaError_t launch_tiles(GemmKernel<T> kernel, std::atomic<uint64_t> &asked, int threads,
+                         int smem_bytes, int bm, int bn, int bk, int64_t m, int64_t n, int64_t k,
+                         T alpha, const T *a, int64_t lda, const T *b, int64_t ldb, T beta, T *c,
+                         int64_t ldc, int splits, T *ws, cudaStream_t s)
+{
+    const bool va = aligned16(a, lda, sizeof(T)), vb = aligned16(b, ldb, sizeof(T));
+    return launch_sliced(kernel, asked, smem_bytes, bm, bn, bk, m, n, k, alpha, beta, c, ldc, splits, ws, s,
+                         [&](dim3 grid, int64_t kslice, T al, T be, T *cs, int64_t ldcs, int64_t slice, bool vc) {
+                             kernel<<<grid, threads, smem_bytes, s>>>(m, n, k, kslice, al, a, lda, b, ldb, be, cs,
+                                                                      ldcs, slice, va, vb, vc);
+                         });
 }
 
 // A configuration's launcher, the transpose pair chosen at run time.
