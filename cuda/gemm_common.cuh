@@ -10,6 +10,7 @@
 #include <stdint.h>
 
 #include <atomic>
+#include <type_traits>
 
 namespace fg_kern {
 
@@ -26,6 +27,8 @@ enum : int {
                          // loop of their own, without predicates or branches (see pipeline)
     FG_TMA = 256,        // a tuning choice (DMMA, sm_90): tiles copied by the tensor memory
                          // accelerator, stages handed over by mbarriers (dgemm_tma)
+    FG_SPREAD = 512,     // a tuning choice (SIMT, with FG_FAST_LOOP): the fast loop issues the
+                         // next tile's copies among the steps of this one, not all at its start
 };
 
 // An opaque move: ptxas can no longer recompute v from the kernel parameters (a loader's `pin`).
@@ -267,19 +270,20 @@ struct TileLoader {
 
     // The same for the fast main loop (pipeline), when fast(): its tiles are interior and, if
     // mn-contiguous, copied 16 bytes at a time; no branch on it.
+    // Such a tile is FAST_COPIES copies per thread; copy_fast issues the i-th (the last also
+    // moves the pointer on to the next tile), so that a kernel can spread them over its steps.
     __device__ __forceinline__ bool fast() const { return interior && (vec || !MN_CONTIG); }
+    static constexpr int FAST_COPIES = MN_CONTIG ? VEC_ROUNDS : ROUNDS;
+    __device__ __forceinline__ void copy_fast(T *xs, int i)
+    {
+        if (MN_CONTIG) copy_full<16, SYNC>(&xs[(k + i * VEC_K_STEP) * LDS + mn], x + i * step32);
+        else copy_full<E, SYNC>(&xs[k * LDS + mn + i * MN_STEP], x + i * step32);
+        if (i == FAST_COPIES - 1) x += advance;
+    }
     __device__ __forceinline__ void load_fast(T *xs)
     {
-        if (MN_CONTIG) {
 #pragma unroll
-            for (int i = 0; i < VEC_ROUNDS; i++)
-                copy_full<16, SYNC>(&xs[(k + i * VEC_K_STEP) * LDS + mn], x + i * step32);
-        } else {
-#pragma unroll
-            for (int i = 0; i < ROUNDS; i++)
-                copy_full<E, SYNC>(&xs[k * LDS + mn + i * MN_STEP], x + i * step32);
-        }
-        x += advance;
+        for (int i = 0; i < FAST_COPIES; i++) copy_fast(xs, i);
     }
 
     // Any k-tile: what lies outside the matrix is zero-filled and never read.
@@ -385,10 +389,12 @@ struct TileLoaderK {
 // is computed; every iteration commits one group, empty or not, so that wait_group<STAGES-2>
 // always means "the tile about to be used has landed". STAGES = 1: load, wait, compute in turn.
 // With a load_fast, the first kfast tiles (whole, in an interior block) are loaded by it instead,
-// in a loop of their own: that loop holds one copy path and no branch but its own.
-template <int STAGES, class LoadFast, class Load, class Compute>
+// in a loop of their own: that loop holds one copy path and no branch but its own. With a
+// spread(buffer, next) as well, that loop calls it in place of load_fast(next) and
+// compute(buffer): it computes one tile and issues the copies of the next among its steps.
+template <int STAGES, class LoadFast, class Load, class Compute, class Spread = decltype(nullptr)>
 __device__ __forceinline__ void pipeline(int64_t ktiles, int64_t kfast, LoadFast &load_fast,
-                                         Load &load_stage, Compute &compute)
+                                         Load &load_stage, Compute &compute, Spread spread = nullptr)
 {
     if constexpr (STAGES == 1) {
         for (int64_t kt = 0; kt < ktiles; kt++) {
@@ -417,7 +423,18 @@ __device__ __forceinline__ void pipeline(int64_t ktiles, int64_t kfast, LoadFast
             next = next + 1 == STAGES ? 0 : next + 1;
         };
         int64_t kt = 0;
-        for (; kt + STAGES - 1 < kfast; kt++) step(load_fast);
+        if constexpr (!std::is_same_v<Spread, decltype(nullptr)>) {
+            for (; kt + STAGES - 1 < kfast; kt++) { // step, with the copies issued during compute
+                cp_async_wait<STAGES - 2>();
+                __syncthreads();
+                spread(stage, next);
+                cp_async_commit();
+                stage = stage + 1 == STAGES ? 0 : stage + 1;
+                next = next + 1 == STAGES ? 0 : next + 1;
+            }
+        } else {
+            for (; kt + STAGES - 1 < kfast; kt++) step(load_fast);
+        }
         for (; kt < ktiles; kt++)
             step([&](int buf) {
                 if (kt + STAGES - 1 < ktiles) load_stage(buf);

@@ -23,6 +23,7 @@ struct SimtConfig {
     static constexpr bool WARP_TILE = !(FEAT & FG_NO_WARP_TILE), REG_CACHE = !(FEAT & FG_NO_REG_CACHE);
     static constexpr bool SYNC = FEAT & FG_SYNC_LOADS, RASTER = !(FEAT & FG_NO_RASTER);
     static constexpr bool PREFETCH = FEAT & FG_PREFETCH, FAST_LOOP = FEAT & FG_FAST_LOOP;
+    static constexpr bool SPREAD = FEAT & FG_SPREAD;
     static constexpr int WARPS_M = BM / WM, WARPS_N = BN / WN;
     static constexpr int THREADS = WARPS_M * WARPS_N * 32;
     // The lanes of a warp tile its warp tile; without warp tiling the threads tile the block.
@@ -44,6 +45,7 @@ struct SimtConfig {
     static_assert(TM % 4 == 0 && TN % 4 == 0, "a thread's rows (columns) are groups of 4");
     static_assert(STAGES >= 1 && STAGES <= 8, "1 (load, then compute) to 8 pipeline stages");
     static_assert(BK % 4 == 0 && BK <= 32, "BK from 4 to 32");
+    static_assert(!SPREAD || (FAST_LOOP && STAGES >= 2), "copies are spread in the fast loop");
     static_assert(SMEM_BYTES <= 227 * 1024, "shared memory of one block on sm_90");
 };
 
@@ -110,7 +112,8 @@ __global__ void __launch_bounds__(Cfg::THREADS, Cfg::MIN_BLOCKS)
         for (int j = 0; j < TN; j++) acc[i][j] = 0.f;
 
     // The outer products of one k-tile: row i of the thread is row_s + (i/4)*GSM + i%4.
-    auto compute = [&](int stage) {
+    // hook(kk) runs at the start of step kk (FG_SPREAD's copies).
+    auto compute = [&](int stage, auto &&hook) {
         const float *a_s = as + stage * Cfg::A_STAGE + row_s;
         const float *b_s = bs + stage * Cfg::B_STAGE + col_s;
         // A thread's operands of step kk: TM/4 and TN/4 LDS.128.
@@ -130,6 +133,7 @@ __global__ void __launch_bounds__(Cfg::THREADS, Cfg::MIN_BLOCKS)
         if (Cfg::PREFETCH && Cfg::REG_CACHE) fragments(0, ra[0], rb[0]);
 #pragma unroll
         for (int kk = 0; kk < BK; kk++) {
+            hook(kk);
             if (Cfg::REG_CACHE) {
                 const int cur = Cfg::PREFETCH ? kk % 2 : 0;
                 if (!Cfg::PREFETCH) fragments(kk, ra[0], rb[0]);
@@ -149,7 +153,28 @@ __global__ void __launch_bounds__(Cfg::THREADS, Cfg::MIN_BLOCKS)
         }
     };
 
-    pipeline<STAGES>(ktiles, kfast, load_fast, load_stage, compute);
+    auto compute_tile = [&](int stage) { compute(stage, [](int) {}); };
+    // FG_SPREAD: the next tile's N copies (op(A)'s, then op(B)'s) in groups of 4, group g at
+    // step g * BK / groups, so that no k-step issues a burst of them (16-24 element copies a
+    // tile where an operand is k-contiguous: they filled the memory-instruction queue, and the
+    // fragment loads behind them waited). Groups, not single copies: ptxas puts three idle
+    // instructions before each run of copies that follows shared-memory loads.
+    auto spread = [&](int stage, int next) {
+        using LA = decltype(load_a);
+        using LB = decltype(load_b);
+        constexpr int NA = LA::FAST_COPIES, N = NA + LB::FAST_COPIES, G = 4, GROUPS = (N + G - 1) / G;
+        compute(stage, [&](int kk) {
+#pragma unroll
+            for (int c = 0; c < N; c++) {
+                if (c / G * BK / GROUPS != kk) continue;
+                if (c < NA) load_a.copy_fast(as + next * Cfg::A_STAGE, c);
+                else load_b.copy_fast(bs + next * Cfg::B_STAGE, c - NA);
+            }
+        });
+        k_left -= BK;
+    };
+    if constexpr (Cfg::SPREAD) pipeline<STAGES>(ktiles, kfast, load_fast, load_stage, compute_tile, spread);
+    else pipeline<STAGES>(ktiles, kfast, load_fast, load_stage, compute_tile);
 
     // Epilogue: C = alpha*acc + beta*C, 4 consecutive rows of a column per store; beta = 0
     // never reads C.

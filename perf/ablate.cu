@@ -1,8 +1,9 @@
 // ablate.cu: the ablation table in the seed blog's style. The library's first (largest)
 // SGEMM configuration, then the same kernel with one feature switched off at a time (padding,
-// cp.async, the pipeline's stages, warp tiling, register caching, rasterization), and the plain
-// shared-memory tiled kernel, each timed against cuBLAS in the same run on square NN problems;
-// every result is validated first. Built on the GPU machine only (-DFASTGEMM_BUILD_TUNER=ON).
+// cp.async, the pipeline's stages, spreading the copies, warp tiling, register caching,
+// rasterization), and the plain shared-memory tiled kernel, each timed against cuBLAS in the
+// same run on square NN problems; every result is validated first. Built on the GPU machine
+// only (-DFASTGEMM_BUILD_TUNER=ON).
 // Usage: fastgemm-ablate [--sizes 2048,4096] [--reps N] [--csv FILE]
 #include "../cuda/kernels.h"
 #include "../cuda/sgemm_simt.cuh"
@@ -44,7 +45,9 @@ cudaError_t run_tiled(long m, long n, long k, const float *a, const float *b, fl
         {"no padding", run_simt<fg_simt::SimtConfig<BM, BN, BK, WM, WN, S, TM, TN, F | FG_NO_PAD>>}, \
         {"synchronous loads (no cp.async)",                                                     \
          run_simt<fg_simt::SimtConfig<BM, BN, BK, WM, WN, S, TM, TN, F | FG_SYNC_LOADS>>},      \
-        {"one stage", run_simt<fg_simt::SimtConfig<BM, BN, BK, WM, WN, 1, TM, TN, F>>},         \
+        {"one stage", run_simt<fg_simt::SimtConfig<BM, BN, BK, WM, WN, 1, TM, TN, F & ~FG_SPREAD>>}, \
+        {"copies issued at the tile's start (no FG_SPREAD)",                                    \
+         run_simt<fg_simt::SimtConfig<BM, BN, BK, WM, WN, S, TM, TN, F & ~FG_SPREAD>>},         \
         {"no warp tiling",                                                                      \
          run_simt<fg_simt::SimtConfig<BM, BN, BK, WM, WN, S, TM, TN, F | FG_NO_WARP_TILE>>},    \
         {"no register caching",                                                                 \

@@ -322,6 +322,9 @@ int main(int argc, char **argv)
         fprintf(stderr, "fastgemm-tune: --prec is s or d\n");
         return 2;
     }
+    // SGEMM's grid: 16384x16384x1024 measured for itself, so that 3072x5120x768 (near shapes
+    // such as 3000x5000x700) can be in the grid without becoming its nearest point.
+    if (!shapes_given) o.shapes += ",16384x16384x1024,3072x5120x768";
     std::vector<Candidate<float>> cands;
 #define FG_COLLECT_S(i) cands.push_back(fg_tune_candidate_s_##i());
     FG_TUNE_LIST_S(FG_COLLECT_S)
