@@ -269,21 +269,28 @@ struct TileLoader {
     }
 
     // The same for the fast main loop (pipeline), when fast(): its tiles are interior and, if
-    // mn-contiguous, copied 16 bytes at a time; no branch on it.
-    // Such a tile is FAST_COPIES copies per thread; copy_fast issues the i-th (the last also
+    // mn-contiguous, copied 16 bytes at a time; no branch on it. ELEM: a loader that init was
+    // given no 16-byte copies (vec16 false) copies an mn-contiguous operand element by element
+    // there instead (the kernel's instance for such operands).
+    // Such a tile is fast_copies copies per thread; copy_fast issues the i-th (the last also
     // moves the pointer on to the next tile), so that a kernel can spread them over its steps.
-    __device__ __forceinline__ bool fast() const { return interior && (vec || !MN_CONTIG); }
-    static constexpr int FAST_COPIES = MN_CONTIG ? VEC_ROUNDS : ROUNDS;
+    template <bool ELEM = false>
+    __device__ __forceinline__ bool fast() const { return interior && (ELEM || vec || !MN_CONTIG); }
+    template <bool ELEM = false>
+    static constexpr int fast_copies = MN_CONTIG && !ELEM ? VEC_ROUNDS : ROUNDS;
+    template <bool ELEM = false>
     __device__ __forceinline__ void copy_fast(T *xs, int i)
     {
-        if (MN_CONTIG) copy_full<16, SYNC>(&xs[(k + i * VEC_K_STEP) * LDS + mn], x + i * step32);
+        if (MN_CONTIG && !ELEM) copy_full<16, SYNC>(&xs[(k + i * VEC_K_STEP) * LDS + mn], x + i * step32);
+        else if (MN_CONTIG) copy_full<E, SYNC>(&xs[(k + i * K_STEP) * LDS + mn], x + i * step32);
         else copy_full<E, SYNC>(&xs[k * LDS + mn + i * MN_STEP], x + i * step32);
-        if (i == FAST_COPIES - 1) x += advance;
+        if (i == fast_copies<ELEM> - 1) x += advance;
     }
+    template <bool ELEM = false>
     __device__ __forceinline__ void load_fast(T *xs)
     {
 #pragma unroll
-        for (int i = 0; i < FAST_COPIES; i++) copy_fast(xs, i);
+        for (int i = 0; i < fast_copies<ELEM>; i++) copy_fast<ELEM>(xs, i);
     }
 
     // Any k-tile: what lies outside the matrix is zero-filled and never read.

@@ -49,7 +49,9 @@ struct SimtConfig {
     static_assert(SMEM_BYTES <= 227 * 1024, "shared memory of one block on sm_90");
 };
 
-template <class Cfg, bool TA, bool TB>
+// ELEM (FG_SPREAD configurations): the instance for an mn-contiguous operand that cannot take
+// 16-byte copies; its fast loop copies such operands element by element (launch_any).
+template <class Cfg, bool TA, bool TB, bool ELEM = false>
 __global__ void __launch_bounds__(Cfg::THREADS, Cfg::MIN_BLOCKS)
     sgemm_simt(int64_t m, int64_t n, int64_t k, int64_t kslice, float alpha,
                const float *__restrict__ a, int64_t lda, const float *__restrict__ b, int64_t ldb,
@@ -86,17 +88,19 @@ __global__ void __launch_bounds__(Cfg::THREADS, Cfg::MIN_BLOCKS)
 
     TileLoader<float, BM, BK, THREADS, Cfg::LDA_S, !TA, Cfg::SYNC> load_a;
     TileLoader<float, BN, BK, THREADS, Cfg::LDB_S, TB, Cfg::SYNC> load_b;
-    load_a.init(a, lda, m0, m, vec_a, tid, /*pin=*/true);
-    load_b.init(b, ldb, n0, n, vec_b, tid, /*pin=*/true);
+    load_a.init(a, lda, m0, m, vec_a && !ELEM, tid, /*pin=*/true);
+    load_b.init(b, ldb, n0, n, vec_b && !ELEM, tid, /*pin=*/true);
     // Tiles are loaded in order, one per call: the k-positions left shrink by BK each time.
-    // FG_FAST_LOOP: interior blocks (with 16-byte copies where the operand is mn-contiguous) load
-    // their whole tiles with neither predicates nor branches, in a main loop of their own (a
-    // second copy of the k-tile's code; it raises the registers of some configurations).
+    // FG_FAST_LOOP: interior blocks (with 16-byte copies where the operand is mn-contiguous, or
+    // element copies in the ELEM instance) load their whole tiles with neither predicates nor
+    // branches, in a main loop of their own (a second copy of the k-tile's code; it raises the
+    // registers of some configurations).
     int64_t k_left = k;
-    const int64_t kfast = Cfg::FAST_LOOP && load_a.fast() && load_b.fast() ? k / BK : 0;
+    const int64_t kfast =
+        Cfg::FAST_LOOP && load_a.template fast<ELEM>() && load_b.template fast<ELEM>() ? k / BK : 0;
     auto load_fast = [&](int stage) {
-        load_a.load_fast(as + stage * Cfg::A_STAGE);
-        load_b.load_fast(bs + stage * Cfg::B_STAGE);
+        load_a.template load_fast<ELEM>(as + stage * Cfg::A_STAGE);
+        load_b.template load_fast<ELEM>(bs + stage * Cfg::B_STAGE);
         k_left -= BK;
     };
     auto load_stage = [&](int stage) {
@@ -162,13 +166,14 @@ __global__ void __launch_bounds__(Cfg::THREADS, Cfg::MIN_BLOCKS)
     auto spread = [&](int stage, int next) {
         using LA = decltype(load_a);
         using LB = decltype(load_b);
-        constexpr int NA = LA::FAST_COPIES, N = NA + LB::FAST_COPIES, G = 4, GROUPS = (N + G - 1) / G;
+        constexpr int NA = LA::template fast_copies<ELEM>, N = NA + LB::template fast_copies<ELEM>;
+        constexpr int G = 4, GROUPS = (N + G - 1) / G;
         compute(stage, [&](int kk) {
 #pragma unroll
             for (int c = 0; c < N; c++) {
                 if (c / G * BK / GROUPS != kk) continue;
-                if (c < NA) load_a.copy_fast(as + next * Cfg::A_STAGE, c);
-                else load_b.copy_fast(bs + next * Cfg::B_STAGE, c - NA);
+                if (c < NA) load_a.template copy_fast<ELEM>(as + next * Cfg::A_STAGE, c);
+                else load_b.template copy_fast<ELEM>(bs + next * Cfg::B_STAGE, c - NA);
             }
         });
         k_left -= BK;
@@ -208,6 +213,34 @@ __global__ void __launch_bounds__(Cfg::THREADS, Cfg::MIN_BLOCKS)
 }
 
 using LaunchFn = fg_kern::LaunchFn<float>;
-FG_LAUNCH_ANY(float, sgemm_simt)
+
+// Cfg's launcher: the instance of the transpose pair, and with FG_SPREAD, when op(A) = A or
+// op(B) = B^T (mn-contiguous) cannot take 16-byte copies, the ELEM one.
+template <class Cfg>
+cudaError_t launch_any(bool ta, bool tb, int64_t m, int64_t n, int64_t k, float alpha,
+                       const float *a, int64_t lda, const float *b, int64_t ldb, float beta,
+                       float *c, int64_t ldc, int splits, float *ws, cudaStream_t s)
+{
+    static std::atomic<uint64_t> asked[8];
+    int t = ta + 2 * tb;
+    fg_kern::GemmKernel<float> kernel;
+    if constexpr (Cfg::SPREAD) {
+        const fg_kern::GemmKernel<float> kernels[8] = {
+            sgemm_simt<Cfg, false, false>,      sgemm_simt<Cfg, true, false>,
+            sgemm_simt<Cfg, false, true>,       sgemm_simt<Cfg, true, true>,
+            sgemm_simt<Cfg, false, false, true>, sgemm_simt<Cfg, true, false, true>,
+            sgemm_simt<Cfg, false, true, true>,  sgemm_simt<Cfg, true, true, true>};
+        if ((!ta && !aligned16(a, lda, 4)) || (tb && !aligned16(b, ldb, 4))) t += 4;
+        kernel = kernels[t];
+    } else {
+        const fg_kern::GemmKernel<float> kernels[4] = {
+            sgemm_simt<Cfg, false, false>, sgemm_simt<Cfg, true, false>,
+            sgemm_simt<Cfg, false, true>, sgemm_simt<Cfg, true, true>};
+        kernel = kernels[t];
+    }
+    return fg_kern::launch_tiles<float>(kernel, asked[t], Cfg::THREADS, Cfg::SMEM_BYTES, Cfg::BM,
+                                        Cfg::BN, Cfg::BK, m, n, k, alpha, a, lda, b, ldb, beta, c,
+                                        ldc, splits, ws, s);
+}
 
 } // namespace fg_simt
