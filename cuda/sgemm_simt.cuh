@@ -222,22 +222,15 @@ cudaError_t launch_any(bool ta, bool tb, int64_t m, int64_t n, int64_t k, float 
                        float *c, int64_t ldc, int splits, float *ws, cudaStream_t s)
 {
     static std::atomic<uint64_t> asked[8];
+    constexpr bool E = Cfg::SPREAD; // without FG_SPREAD the last four are the first four
+    const fg_kern::GemmKernel<float> kernels[8] = {
+        sgemm_simt<Cfg, false, false>,    sgemm_simt<Cfg, true, false>,
+        sgemm_simt<Cfg, false, true>,     sgemm_simt<Cfg, true, true>,
+        sgemm_simt<Cfg, false, false, E>, sgemm_simt<Cfg, true, false, E>,
+        sgemm_simt<Cfg, false, true, E>,  sgemm_simt<Cfg, true, true, E>};
     int t = ta + 2 * tb;
-    fg_kern::GemmKernel<float> kernel;
-    if constexpr (Cfg::SPREAD) {
-        const fg_kern::GemmKernel<float> kernels[8] = {
-            sgemm_simt<Cfg, false, false>,      sgemm_simt<Cfg, true, false>,
-            sgemm_simt<Cfg, false, true>,       sgemm_simt<Cfg, true, true>,
-            sgemm_simt<Cfg, false, false, true>, sgemm_simt<Cfg, true, false, true>,
-            sgemm_simt<Cfg, false, true, true>,  sgemm_simt<Cfg, true, true, true>};
-        if ((!ta && !aligned16(a, lda, 4)) || (tb && !aligned16(b, ldb, 4))) t += 4;
-        kernel = kernels[t];
-    } else {
-        const fg_kern::GemmKernel<float> kernels[4] = {
-            sgemm_simt<Cfg, false, false>, sgemm_simt<Cfg, true, false>,
-            sgemm_simt<Cfg, false, true>, sgemm_simt<Cfg, true, true>};
-        kernel = kernels[t];
-    }
+    if (E && ((!ta && !aligned16(a, lda, 4)) || (tb && !aligned16(b, ldb, 4)))) t += 4;
+    const fg_kern::GemmKernel<float> kernel = kernels[t];
     return fg_kern::launch_tiles<float>(kernel, asked[t], Cfg::THREADS, Cfg::SMEM_BYTES, Cfg::BM,
                                         Cfg::BN, Cfg::BK, m, n, k, alpha, a, lda, b, ldb, beta, c,
                                         ldc, splits, ws, s);
