@@ -198,7 +198,7 @@ static int gemm(const fg_gemm_args *g, double t0)
     else if (trace_fd >= 0)
         fg_model_predict(g, &ops, &pred_cpu, &pred_gpu);
     const char *fallback = NULL;
-    char why[256] = "";
+    char why[400] = "";
 
     int use_cuda = cfg->backend == FG_GPU_CUDA;
     if (want_gpu && ops.device == -2) {
@@ -220,7 +220,7 @@ static int gemm(const fg_gemm_args *g, double t0)
         if (fg_gpu_usable(&device)) {
             int rc = fg_gpu_gemm(g, &ops, device, why, sizeof why);
             if (rc == FG_GPU_OK) { /* the device, and what the GPU side reports, if anything */
-                char where[300] = "";
+                char where[440] = "";
                 if (trace_fd >= 0)
                     snprintf(where, sizeof where, "device %d%s%s", device, why[0] ? "; " : "", why);
                 finish(g, FASTGEMM_BACKEND_GPU, where, t0);

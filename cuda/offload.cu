@@ -10,7 +10,8 @@
 //   B_0 in;  for each row block i: A_i in, C(i, 0) = A_i B_0        (the first column of C)
 //   for each later column block j: B_j in, C(:, j) = A B_j
 //
-// and every finished piece of C goes out while later ones are computed. The host side (staging
+// and every finished piece of C goes out while later ones are computed (in core, once all of A
+// and B is in: the host's memory copies are what both directions share). The host side (staging
 // the caller's pageable memory into the pinned ring and back, cuda/staging.c) runs on the
 // calling thread and the staging threads; copies in, kernels and copies out overlap on the
 // three streams. C is uploaded only when beta != 0; operands already on the device are used in
@@ -210,6 +211,15 @@ struct Pipeline {
     // for the trace line
     double copy_s = 0, wait_s = 0;
     size_t bytes_in = 0, bytes_out = 0;
+    // Traced calls only: timing events on the kernels' stream, the call's start and then a pair
+    // around each kernel (where the GPU computed, and where it waited for copies)
+    std::vector<cudaEvent_t> timeline;
+    double t_start = 0, uploads_done_s = 0; // when the call began; when its last upload was staged (in core)
+    // In core, the copies out wait until every block of A and B has been staged: the host's
+    // memory copies are what the two directions share, and with the operands in sooner the GPU
+    // finishes sooner (dgemm_ 12288 on the H100 host: 84.8 against 87.1 ms; the others within
+    // their noise). Out of core, C's slots must be emptied as the panels go.
+    bool uploads_left = false;
 
     Pipeline(Context &c, const fg_gemm_args *g_, const fg_operands *o, int d)
         : cx(c), g(g_), ops(o), dev(d), es(fg_elem_size(g_->dt)), m(g_->m), n(g_->n), k(g_->k)
@@ -219,6 +229,32 @@ struct Pipeline {
         hb = ab && ops->b == FG_MEM_HOST;
         hc = ops->c == FG_MEM_HOST;
         reads_c = g->beta != 0;
+    }
+
+    ~Pipeline()
+    {
+        for (cudaEvent_t e : timeline) cudaEventDestroy(e);
+    }
+    void stamp()
+    {
+        cudaEvent_t e;
+        if (cudaEventCreate(&e) != cudaSuccess) return (void)cudaGetLastError();
+        timeline.push_back(e);
+        cudaEventRecord(e, cx.comp);
+    }
+    // "first kernel at X ms, kernels busy Y of Z ms, the last done at W ms" from the timeline
+    void gpu_times(double *first, double *busy, double *span, double *end) const
+    {
+        *first = *busy = *span = *end = 0;
+        const size_t n = timeline.size();
+        if (n < 3 || n % 2 == 0) return;
+        float t;
+        if (cudaEventElapsedTime(&t, timeline[0], timeline[1]) == cudaSuccess) *first = t;
+        if (cudaEventElapsedTime(&t, timeline[1], timeline[n - 1]) == cudaSuccess) *span = t;
+        if (cudaEventElapsedTime(&t, timeline[0], timeline[n - 1]) == cudaSuccess) *end = t;
+        for (size_t i = 1; i + 1 < n; i += 2)
+            if (cudaEventElapsedTime(&t, timeline[i], timeline[i + 1]) == cudaSuccess) *busy += t;
+        cudaGetLastError();
     }
 
     bool fail(cudaError_t e, const char *call)
@@ -292,12 +328,17 @@ struct Pipeline {
         // The slices of the first arrivals, up to 8: only where a slice's kernels still fill the
         // GPU (blocks of 2048 or more a side) and reading and writing C once per slice costs
         // little against its FMAs (1024 steps of k for floats, 2048 for doubles: ~6% at most).
-        int64_t kc = k;
+        // Floats halve the count from one arrival to the next: their kernels outlast their
+        // copies, so a later arrival is mostly in before the GPU gets to it, and thin slices only
+        // run slower kernels (4096 x 4096 x 1024: 0.93 of cuBLAS, against 0.98 at k = 4096). On
+        // the H100 host, sgemm_ 12288 took 76.8 ms so, 79.0 with 8 slices each; dgemm_ 12288,
+        // whose copies take twice as long, went the other way (88.8 against 87.1 ms).
         const int64_t kmin = es == 4 ? 1024 : 2048;
-        if (std::min(m, mb) >= 2048 && std::min(n, nb) >= 2048 && k >= 2 * kmin) {
-            const int64_t s = std::min<int64_t>(8, k / kmin);
-            kc = ((k + s - 1) / s + 63) / 64 * 64;
-        }
+        const bool can_slice = std::min(m, mb) >= 2048 && std::min(n, nb) >= 2048 && k >= 2 * kmin;
+        auto slice_k = [&](int arr) -> int64_t { // the depth of arrival arr's slices
+            const int64_t s = std::min<int64_t>(es == 4 ? 8 >> arr : 8, k / kmin);
+            return !can_slice || s < 2 ? k : ((k + s - 1) / s + 63) / 64 * 64;
+        };
         int arrival = 0;
         // The kernels of one arrival: C(r0:r1, c0:c1), slice by slice, in pieces.
         auto add = [&](int64_t r0, int64_t r1, int64_t c0, int64_t c1, int a_blk, int b_blk, bool last) {
@@ -305,7 +346,7 @@ struct Pipeline {
             // Not the last arrival, unless it is the only one: its kernels end the call, and
             // sliced they would leave all of their C to come out after the last one.
             const bool sliced = arrival < SLICED_ARRIVALS && (ha || hb) && (!last || arrival == 0);
-            arrival++;
+            const int64_t kc = slice_k(arrival++);
             const int64_t step = sliced && kc < k ? kc : std::max<int64_t>(k, 1); // k = 0: one job
             for (int64_t k0 = 0; k0 == 0 || k0 < k; k0 += step) {
                 int a = a_blk, b = b_blk;
@@ -461,6 +502,7 @@ struct Pipeline {
     // Copies out the next chunks of finished jobs, as far as free slots allow.
     bool enqueue_downloads()
     {
+        if (uploads_left) return true;
         while (!to_download.empty()) {
             Job &jb = jobs[to_download.front()];
             if (jb.queued == 0) {
@@ -607,10 +649,13 @@ struct Pipeline {
             const char *pb = b_view(jb, &ldb);
             pa += (g->ta == 'N' ? jb.k0 * lda : jb.k0) * (int64_t)es;
             pb += (g->tb == 'N' ? jb.k0 : jb.k0 * ldb) * (int64_t)es;
+            if (!timeline.empty()) stamp();
             FG_TRY(fg_run_gemm(dev, &sg, pa, lda, pb, ldb, pc, ldc, cx.comp));
         } else {
+            if (!timeline.empty()) stamp();
             FG_TRY(fg_cuda_scale_c(&sg, pc, ldc, cx.comp));
         }
+        if (!timeline.empty()) stamp();
         jb.launched = true;
         FG_TRY(cudaEventRecord(jb.done, cx.comp));
         return true;
@@ -672,6 +717,8 @@ struct Pipeline {
         const int64_t large = es == 4 ? 8192 : 12288;
         if (block <= 0)
             block = big >= large ? 4096 : std::min<int64_t>(4096, std::max<int64_t>(512, (big / 4 + 255) / 256 * 256));
+        t_start = fg_now_s();
+        if (fg_tracing()) stamp();
         size_t avail = budget();
         for (int attempt = 0;; attempt++) { // the memory free now may be gone when we allocate
             if (!plan(block, avail)) return fail(cudaErrorMemoryAllocation, "the pipeline's plan (device memory)");
@@ -702,8 +749,16 @@ struct Pipeline {
         free_slots.clear();
         for (int s = (int)cx.slots.size() - 1; s >= 0; s--) free_slots.push_back(s);
 
+        int last_upload = -1; // in core: the last job that brings blocks of A or B
+        for (int ji = 0; incore && ji < (int)jobs.size(); ji++)
+            if (jobs[ji].a_block >= 0 || jobs[ji].b_block >= 0) last_upload = ji;
+        uploads_left = last_upload >= 0;
         for (int ji = 0; ji < (int)jobs.size(); ji++) {
             Job &jb = jobs[ji];
+            if (ji == last_upload + 1 && uploads_left) {
+                uploads_done_s = fg_now_s() - t_start;
+                uploads_left = false;
+            }
             const bool new_block = !incore && (ji == 0 || jobs[ji - 1].p != jb.p || jobs[ji - 1].j != jb.j);
             if (incore && (jb.a_block >= 0 || jb.b_block >= 0)) { // A_0 comes before B_0
                 if (jb.a_block >= 0 && !upload_a(rows_at[jb.a_block], rows_at[jb.a_block + 1], jb.p, jb.k0, kend(jb)))
@@ -746,6 +801,8 @@ struct Pipeline {
             }
             if (!poll()) return false;
         }
+        if (uploads_left) uploads_done_s = fg_now_s() - t_start;
+        uploads_left = false;
         while (!to_download.empty() || !in_down.empty())
             if (!wait_one() || !poll()) return false;
         FG_TRY(cudaStreamSynchronize(cx.comp));
@@ -849,13 +906,18 @@ int fg_offload_gemm(const fg_gemm_args *g, const fg_operands *ops, int dev, bool
         if (!fg_tracing()) return FG_GPU_OK;
         // For the trace line: how the call was cut, and where the host's time went.
         const double t = fg_now_s() - t0;
+        double first, busy, span, end;
+        pl.gpu_times(&first, &busy, &span, &end);
+        char in_by[40] = "";
+        if (pl.incore) snprintf(in_by, sizeof in_by, ", all in at %.1f ms", pl.uploads_done_s * 1e3);
         snprintf(why, whylen,
                  "pipeline: blocks %lldx%lld, %s, %zu kernels; host copies %.0f MB in, %.0f MB out, "
-                 "%.1f ms at %.1f GB/s; waits %.1f ms; %.1f ms",
+                 "%.1f ms at %.1f GB/s; waits %.1f ms%s; GPU: first kernel at %.1f ms, kernels "
+                 "busy %.1f of %.1f ms, the last done at %.1f ms; %.1f ms",
                  (long long)pl.mb, (long long)pl.nb, pl.incore ? "in core" : "out of core",
                  pl.jobs.size(), pl.bytes_in / 1e6, pl.bytes_out / 1e6, pl.copy_s * 1e3,
                  pl.copy_s > 0 ? (pl.bytes_in + pl.bytes_out) / pl.copy_s * 1e-9 : 0.0, pl.wait_s * 1e3,
-                 t * 1e3);
+                 in_by, first, busy, span, end, t * 1e3);
         return FG_GPU_OK;
     }
 
