@@ -245,7 +245,18 @@ struct TileLoader {
         advance = MN_CONTIG ? BK * ld : BK;
         if (pin) keep_in_register(step32), keep_in_register(advance);
         interior = mn0 + MNT <= mn_size && (rounds == 1 || step32 != 0);
-        x = base + (MN_CONTIG ? mn0 + mn + k * ld : k + (mn0 + mn) * ld);
+        // Copied element by element, an mn-contiguous operand keeps a thread on one row (op(A))
+        // or column (op(B)) in every copy. Past the matrix, the thread copies the last one
+        // instead: such rows and columns only make entries of C that are never stored, so the
+        // block's whole k-tiles need no predicates (and ELEM instances run edge blocks in the
+        // fast loop). Out-of-range data then sits where zeros did; the partial k-tile still
+        // zero-fills.
+        int64_t row = mn0 + mn;
+        if (MN_CONTIG && !vec) {
+            if (row >= mn_size) row = mn_size - 1;
+            interior = rounds == 1 || step32 != 0;
+        }
+        x = base + (MN_CONTIG ? row + k * ld : k + row * ld);
     }
 
     // Loads the next k-tile into xs, of which k_left k-positions exist (k_left may exceed BK).
