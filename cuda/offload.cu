@@ -214,7 +214,8 @@ struct Pipeline {
     // Traced calls only: timing events on the kernels' stream, the call's start and then a pair
     // around each kernel (where the GPU computed, and where it waited for copies)
     std::vector<cudaEvent_t> timeline;
-    double t_start = 0, uploads_done_s = 0; // when the call began; when its last upload was staged (in core)
+    double t_start = 0;        // when the call began
+    double uploads_done_s = 0; // in core: when the last block of A and B had been staged
     // In core, the copies out wait until every block of A and B has been staged: the host's
     // memory copies are what the two directions share, and with the operands in sooner the GPU
     // finishes sooner (dgemm_ 12288 on the H100 host: 84.8 against 87.1 ms; the others within
