@@ -903,7 +903,13 @@ int fg_offload_gemm(const fg_gemm_args *g, const fg_operands *ops, int dev, bool
     }
     Pipeline pl(cx, g, ops, dev);
     const double t0 = fg_now_s();
-    if (pl.execute()) {
+    const size_t es = fg_elem_size(g->dt);
+    const size_t largest = std::max({pl.ha ? es * (size_t)(g->m * g->k) : 0, pl.hb ? es * (size_t)(g->k * g->n) : 0,
+                                     pl.hc ? es * (size_t)(g->m * g->n) : 0});
+    const int awake = fg_stage_begin(largest);
+    const bool ok = pl.execute();
+    fg_stage_end(awake);
+    if (ok) {
         if (!fg_tracing()) return FG_GPU_OK;
         // For the trace line: how the call was cut, and where the host's time went.
         const double t = fg_now_s() - t0;

@@ -24,6 +24,11 @@ FG_HIDDEN void fg_stage_copy(const fg_copy2d *c);
 // The threads a copy may use now: the cores this process may run on
 // (FASTGEMM_STAGING_THREADS caps it), shared among the GEMM calls running at the moment.
 FG_HIDDEN int fg_stage_threads(void);
+// A pipeline whose host operands are at most `largest` bytes each begins: if its copies will
+// be shared, the pool's threads wake and wait for them spinning until fg_stage_end, which takes
+// what fg_stage_begin returned.
+FG_HIDDEN int fg_stage_begin(size_t largest);
+FG_HIDDEN void fg_stage_end(int began);
 
 #ifdef __cplusplus
 }
