@@ -226,7 +226,11 @@ struct TileLoader {
     // pin: keep step32 and advance in registers. Without it ptxas may re-read ld from the
     // parameter bank inside the main loop, into a register that an in-flight cp.async is still
     // reading (a long-scoreboard wait at every k-tile); with it, kernels that are short of
-    // registers may spill.
+    // registers may spill. CLAMP: see below. SGEMM's instances that never copy an mn-contiguous
+    // operand element by element in their fast loop leave it out: it cost them registers
+    // (128x64 t8x8 NN 128 -> 130, so 3 blocks per SM instead of 4: 16384x16384x1024 NN 0.94 ->
+    // 0.90 of cuBLAS); the DMMA kernels' registers did not change with it.
+    template <bool CLAMP = true>
     __device__ __forceinline__ void init(const T *base, int64_t ld, int64_t mn0, int64_t mn_size,
                                          bool vec16, int tid, bool pin = false)
     {
@@ -245,14 +249,14 @@ struct TileLoader {
         advance = MN_CONTIG ? BK * ld : BK;
         if (pin) keep_in_register(step32), keep_in_register(advance);
         interior = mn0 + MNT <= mn_size && (rounds == 1 || step32 != 0);
-        // Copied element by element, an mn-contiguous operand keeps a thread on one row (op(A))
-        // or column (op(B)) in every copy. Past the matrix, the thread copies the last one
-        // instead: such rows and columns only make entries of C that are never stored, so the
-        // block's whole k-tiles need no predicates (and ELEM instances run edge blocks in the
-        // fast loop). Out-of-range data then sits where zeros did; the partial k-tile still
+        // CLAMP: copied element by element, an mn-contiguous operand keeps a thread on one row
+        // (op(A)) or column (op(B)) in every copy. Past the matrix, the thread copies the last
+        // one instead: such rows and columns only make entries of C that are never stored, so
+        // the block's whole k-tiles need no predicates (and ELEM instances run edge blocks in
+        // the fast loop). Out-of-range data then sits where zeros did; the partial k-tile still
         // zero-fills.
         int64_t row = mn0 + mn;
-        if (MN_CONTIG && !vec) {
+        if (CLAMP && MN_CONTIG && !vec) {
             if (row >= mn_size) row = mn_size - 1;
             interior = rounds == 1 || step32 != 0;
         }

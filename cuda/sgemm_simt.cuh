@@ -88,8 +88,8 @@ __global__ void __launch_bounds__(Cfg::THREADS, Cfg::MIN_BLOCKS)
 
     TileLoader<float, BM, BK, THREADS, Cfg::LDA_S, !TA, Cfg::SYNC> load_a;
     TileLoader<float, BN, BK, THREADS, Cfg::LDB_S, TB, Cfg::SYNC> load_b;
-    load_a.init(a, lda, m0, m, vec_a && !ELEM, tid, /*pin=*/true);
-    load_b.init(b, ldb, n0, n, vec_b && !ELEM, tid, /*pin=*/true);
+    load_a.template init<ELEM>(a, lda, m0, m, vec_a && !ELEM, tid, /*pin=*/true);
+    load_b.template init<ELEM>(b, ldb, n0, n, vec_b && !ELEM, tid, /*pin=*/true);
     // Tiles are loaded in order, one per call: the k-positions left shrink by BK each time.
     // FG_FAST_LOOP: interior blocks (with 16-byte copies where the operand is mn-contiguous, or
     // element copies in the ELEM instance) load their whole tiles with neither predicates nor
