@@ -903,9 +903,8 @@ int fg_offload_gemm(const fg_gemm_args *g, const fg_operands *ops, int dev, bool
     }
     Pipeline pl(cx, g, ops, dev);
     const double t0 = fg_now_s();
-    const size_t es = fg_elem_size(g->dt);
-    const size_t largest = std::max({pl.ha ? es * (size_t)(g->m * g->k) : 0, pl.hb ? es * (size_t)(g->k * g->n) : 0,
-                                     pl.hc ? es * (size_t)(g->m * g->n) : 0});
+    const size_t largest = pl.es * (size_t)std::max({pl.ha ? pl.m * pl.k : 0, pl.hb ? pl.k * pl.n : 0,
+                                                     pl.hc ? pl.m * pl.n : 0});
     const int awake = fg_stage_begin(largest);
     const bool ok = pl.execute();
     fg_stage_end(awake);
