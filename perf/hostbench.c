@@ -10,10 +10,15 @@
  * Each --lib is loaded privately (RTLD_LOCAL); @MODE (auto, gpu, cpu) sets a libfastgemm's mode
  * with fastgemm_set_mode before each of its calls. --label names a single --lib without LABEL=.
  * With several libraries, every shape's calls are interleaved: after one untimed call of each
- * (checked at 64 random entries of C against dot products in long double), R rounds (default 3)
- * in which each library in turn, in an order that rotates, makes its share of the timed calls.
- * So the host's drifts, which move copy-bound calls by tens of percent from one minute to the
- * next, fall on all of them alike. Between two libraries the process sleeps 0.25 s: OpenBLAS's
+ * (checked at 64 random entries of C against dot products in long double), R rounds (default:
+ * as many as libraries, twice as many for an odd count) in which each library in turn makes its
+ * share of the timed calls. So the host's drifts, which move copy-bound calls by tens of percent
+ * from one minute to the next, fall on all of them alike. The orders of the rounds form a
+ * balanced Latin square (Williams): over R rounds each library comes at each place once and
+ * right after each other library once, so none follows OpenBLAS (or NVBLAS) more often than
+ * another. (With an order that only rotated, the auto column came after OpenBLAS in every
+ * round but one and after the first untimed calls, and took 5-15% longer than the forced-GPU
+ * column at some shapes where both ran the same code.) Between two libraries the process sleeps 0.25 s: OpenBLAS's
  * threads spin for 2^28 cycles (~0.1 s) after a call, and take the cores from whatever runs
  * next (with 0.1 s, libfastgemm in auto mode, which came after OpenBLAS in three rounds of
  * four, ran its GPU calls up to 2.2x slower than the forced-GPU column). A library makes as many timed calls as fill --min-time seconds
@@ -114,7 +119,7 @@ int main(int argc, char **argv)
 {
     const char *prec = "sd", *which = "all", *label = "lib";
     char *specs[8];
-    int nlib = 0, rounds = 3;
+    int nlib = 0, rounds = 0;
     long max_n = 16384;
     double min_time = 1.0;
     size_t align = 4096;
@@ -137,10 +142,19 @@ int main(int argc, char **argv)
                         "[--shapes all|square|MxNxK,...] [--max-n N] [--min-time S] [--rounds R]\n", argv[0]);
         return 2;
     }
-    if (rounds < 1) rounds = 1;
     lib_t libs[8];
     for (int l = 0; l < nlib; l++)
         if (load_lib(&libs[l], specs[l], label) != 0) return 2;
+    /* The rounds' orders: row r of a Williams square, the first row 0, 1, n-1, 2, n-2, ... and
+     * row r that plus r (mod n); for odd n, rows n..2n-1 are the first n reversed. */
+    int nrows = nlib % 2 ? 2 * nlib : nlib, order[16][8];
+    for (int r = 0; r < nrows; r++)
+        for (int q = 0; q < nlib; q++) {
+            const int pos = r < nlib ? q : nlib - 1 - q;
+            const int first = pos % 2 ? (pos + 1) / 2 : (nlib - pos / 2) % nlib;
+            order[r][q] = (first + r) % nlib;
+        }
+    if (rounds < 1) rounds = nrows;
 
     shape_t shapes[64];
     int ns = 0;
@@ -215,10 +229,10 @@ int main(int argc, char **argv)
                 if (L->want > 20) L->want = 20;
                 L->reps = 0;
             }
-            /* The timed calls: rounds of each library's share, in a rotating order. */
+            /* The timed calls: rounds of each library's share, in the orders of the square. */
             for (int r = 0; r < rounds; r++)
                 for (int q = 0; q < nlib; q++) {
-                    lib_t *L = &libs[(q + r) % nlib];
+                    lib_t *L = &libs[order[r % nrows][q]];
                     const int upto = L->want * (r + 1) / rounds;
                     if (L->reps >= upto) continue;
                     if (nlib > 1) sleep_s(0.25);
