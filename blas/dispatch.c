@@ -90,6 +90,7 @@ static void read_config(void)
     s = getenv("FASTGEMM_KERNEL"); /* checked against the kernel names at the first GPU call */
     config.kernel = s && *s ? s : NULL;
     config.split_k = (int)env_int("FASTGEMM_SPLIT_K", 1, 64, 0, "a number from 1 to 64; using the table");
+    config.stream_k = (int)env_int("FASTGEMM_STREAM_K", 0, 2, 1, "0, 1 or 2; using 1");
     config.pinned_kb = env_int("FASTGEMM_PINNED_KB", 16, (long long)16 << 20, 128 << 10,
                                "a size from 16 to 16777216 (KB); using 131072");
     config.block = env_int("FASTGEMM_BLOCK", 16, 1 << 20, 0, "a block size from 16 to 1048576; using the default");

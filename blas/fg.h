@@ -137,6 +137,8 @@ typedef struct {
     int device;         /* FASTGEMM_DEVICE, or -1 when unset */
     const char *kernel; /* FASTGEMM_KERNEL: a kernel forced by name, or NULL */
     int split_k;        /* FASTGEMM_SPLIT_K: split-K slices forced (1-64), or 0 (the table's) */
+    int stream_k;       /* FASTGEMM_STREAM_K: stream-K for the last waves: 0 never, 1 where it
+                         * pays (the default), 2 wherever it can run (tests) */
     /* The host-pointer pipeline (cuda/offload.cu): */
     int64_t pinned_kb; /* FASTGEMM_PINNED_KB: the pinned staging ring, default 128 MB */
     int64_t block;     /* FASTGEMM_BLOCK: rows/columns of its blocks, or 0 (by size) */

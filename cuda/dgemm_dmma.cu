@@ -9,7 +9,7 @@
 namespace {
 
 #define FG_CONFIG(name, BM, BN, BK, WM, WN, S, F)                                               \
-    {name, fg_dmma::launch<fg_dmma::DmmaConfig<BM, BN, BK, WM, WN, S, F>>, BK},
+    {name, fg_dmma::launch<fg_dmma::DmmaConfig<BM, BN, BK, WM, WN, S, F>>, BK, nullptr},
 const fg_table::Config<double> configs[] = {FG_DGEMM_CONFIGS(FG_CONFIG)};
 #define FG_ENTRY(m, n, k, trans, config, splits) {m, n, k, trans, config, splits},
 const fg_table::Entry table[] = {FG_DGEMM_TABLE(FG_ENTRY)};

@@ -471,12 +471,13 @@ __device__ __forceinline__ void pipeline(int64_t ktiles, Load &load_stage, Compu
     pipeline<STAGES>(ktiles, 0, load_stage, load_stage, compute);
 }
 
-// The block's tile (bm, bn) of C. Grouped rasterization: GROUP_M consecutive block rows sweep
-// the block columns together, so the B panels they share stay in L2. Without it: column order.
+// Tile pid's place (bm, bn) in C (by default the block's own, blockIdx.x). Grouped
+// rasterization: GROUP_M consecutive block rows sweep the block columns together, so the B
+// panels they share stay in L2. Without it: column order.
 template <bool RASTER>
-__device__ __forceinline__ void block_tile(int64_t mtiles, int64_t ntiles, int64_t &bm, int64_t &bn)
+__device__ __forceinline__ void block_tile(int64_t mtiles, int64_t ntiles, int64_t &bm, int64_t &bn,
+                                           int64_t pid)
 {
-    const int64_t pid = blockIdx.x;
     if (!RASTER) {
         bm = pid % mtiles, bn = pid / mtiles;
         return;
@@ -487,6 +488,84 @@ __device__ __forceinline__ void block_tile(int64_t mtiles, int64_t ntiles, int64
     const int64_t rows = mtiles - first < GROUP_M ? mtiles - first : GROUP_M;
     bm = first + (pid % width) % rows;
     bn = (pid % width) / rows;
+}
+
+template <bool RASTER>
+__device__ __forceinline__ void block_tile(int64_t mtiles, int64_t ntiles, int64_t &bm, int64_t &bn)
+{
+    block_tile<RASTER>(mtiles, ntiles, bm, bn, (int64_t)blockIdx.x);
+}
+
+// Stream-K for the last waves (a kernel family's _sk instance, launch_streamk). Of T tiles in
+// waves of S blocks (the SMs times the blocks an SM holds), the first `first` (whole waves) are
+// computed one tile per block as usual; the other `tiles` are cut into their k-tiles, `iters`
+// in all, and `ctas` blocks (one wave) each take an equal run of them in order: so the last
+// wave is as long for every SM instead of leaving SMs idle. A run covers the end of one tile,
+// whole tiles, the start of another. A tile that several blocks share is summed by the last of
+// them to arrive: each writes its partial sums to its slot in `partials` (two per block: its
+// first piece, which starts inside a tile, and its last, which ends inside one), counts itself
+// in arrived[tile], and the one that completes the count adds the slots in the order of the
+// blocks (the same bits on every run) and stores C.
+struct StreamK {
+    int64_t first;  // tiles before the stream-K part (in the rasterized order)
+    int64_t tiles;  // tiles of the stream-K part
+    int64_t ktiles; // k-tiles of a tile
+    int64_t iters;  // tiles * ktiles
+    int ctas;       // the blocks of the stream-K launch
+    void *partials; // 2 * ctas slots of a block's accumulators
+    int *arrived;   // per tile of the part, zero at launch
+};
+
+// The first k-tile of block j's run (j = ctas: the end).
+__device__ __forceinline__ int64_t sk_begin(const StreamK &sk, int64_t j) { return sk.iters * j / sk.ctas; }
+
+// The block whose run holds k-tile x: the last j with sk_begin(j) <= x.
+__device__ __forceinline__ int sk_owner(const StreamK &sk, int64_t x)
+{
+    const int64_t j = ((x + 1) * sk.ctas - 1) / sk.iters;
+    return (int)(j < sk.ctas ? j : sk.ctas - 1);
+}
+
+// One block's run over the stream-K part. piece(tile, kt0, kt1) computes the block's
+// accumulators for k-tiles [kt0, kt1) of a tile (tile: from 0, in the part); then, if the block
+// has the whole tile or completes its sum, finish(tile) stores C. save(slot) writes the block's
+// accumulators to a slot, add(slot, first) adds a slot's to them (first, a std::true_type:
+// replaces them). A piece that starts inside its tile is its block's first (slot 2j), one that
+// starts with the tile and ends inside it its block's last (2j + 1); the tile's first block is
+// the one whose run holds its first k-tile.
+template <class Piece, class Save, class Add, class Finish>
+__device__ __forceinline__ void streamk_run(const StreamK &sk, Piece &&piece, Save &&save, Add &&add,
+                                            Finish &&finish)
+{
+    __shared__ int shared[3]; // the tile's first and last block; whether this block is the last
+    const int j = blockIdx.x;
+    int64_t it = sk_begin(sk, j);
+    const int64_t end = sk_begin(sk, j + 1);
+    while (it < end) {
+        const int64_t tile = it / sk.ktiles, t0 = tile * sk.ktiles;
+        const int64_t kt0 = it - t0, kt1 = end - t0 < sk.ktiles ? end - t0 : sk.ktiles;
+        piece(tile, kt0, kt1);
+        it = t0 + kt1;
+        if (kt0 > 0 || kt1 < sk.ktiles) { // shared with other blocks
+            save(2 * (int64_t)j + (kt0 == 0));
+            __threadfence();
+            __syncthreads();
+            if (threadIdx.x == 0) {
+                const int j0 = kt0 == 0 ? j : sk_owner(sk, t0);
+                const int j1 = kt1 == sk.ktiles ? j : sk_owner(sk, t0 + sk.ktiles - 1);
+                shared[0] = j0, shared[1] = j1;
+                shared[2] = atomicAdd(&sk.arrived[tile], 1) == j1 - j0;
+            }
+            __syncthreads();
+            if (!shared[2]) continue;
+            __threadfence();
+            const int j0 = shared[0], j1 = shared[1];
+            add(2 * (int64_t)j0 + 1, std::true_type());
+            for (int q = j0 + 1; q <= j1; q++) add(2 * (int64_t)q, std::false_type());
+        }
+        finish(tile);
+        __syncthreads(); // every warp is done with shared memory before the next piece loads
+    }
 }
 
 // Split-K: slice z of the k range wrote its partial products to ws + z*m*n (ld m). C = alpha *
@@ -529,17 +608,11 @@ using GemmKernel = void (*)(int64_t m, int64_t n, int64_t k, int64_t kslice, T a
                             int64_t lda, const T *b, int64_t ldb, T beta, T *c, int64_t ldc,
                             int64_t c_slice, bool vec_a, bool vec_b, bool vec_c);
 
-// What every launch shares (alpha != 0, k > 0): `kernel` may use smem_bytes of shared memory
-// (above 48 KB a kernel must ask, once per device; `asked`: the devices on which it has; racing
-// threads may both ask: harmless), and its bm x bn block tiles go over the K range cut into
-// `splits` slices of whole bk tiles. go(grid, kslice, alpha, beta, c, ldc, c_slice, vec_c)
-// launches the kernel: over C itself with one slice; with more, each slice writes its partial
-// products to ws (splits * m * n elements, from the caller) and splitk_reduce adds them up in
-// order.
-template <class T, class Kernel, class Go>
-cudaError_t launch_sliced(Kernel kernel, std::atomic<uint64_t> &asked, int smem_bytes, int bm,
-                          int bn, int bk, int64_t m, int64_t n, int64_t k, T alpha, T beta, T *c,
-                          int64_t ldc, int splits, T *ws, cudaStream_t s, Go &&go)
+// Lets `kernel` use smem_bytes of dynamic shared memory on the current device (above 48 KB a
+// kernel must ask, once per device; `asked`: the devices on which it has; racing threads may
+// both ask: harmless).
+template <class Kernel>
+cudaError_t allow_smem(Kernel kernel, std::atomic<uint64_t> &asked, int smem_bytes)
 {
     int dev = 0;
     cudaError_t err = cudaGetDevice(&dev);
@@ -550,6 +623,22 @@ cudaError_t launch_sliced(Kernel kernel, std::atomic<uint64_t> &asked, int smem_
         if (err != cudaSuccess) return err;
         asked.fetch_or(bit, std::memory_order_relaxed);
     }
+    return cudaSuccess;
+}
+
+// What every launch shares (alpha != 0, k > 0): `kernel` may use smem_bytes of shared memory
+// (allow_smem), and its bm x bn block tiles go over the K range cut into
+// `splits` slices of whole bk tiles. go(grid, kslice, alpha, beta, c, ldc, c_slice, vec_c)
+// launches the kernel: over C itself with one slice; with more, each slice writes its partial
+// products to ws (splits * m * n elements, from the caller) and splitk_reduce adds them up in
+// order.
+template <class T, class Kernel, class Go>
+cudaError_t launch_sliced(Kernel kernel, std::atomic<uint64_t> &asked, int smem_bytes, int bm,
+                          int bn, int bk, int64_t m, int64_t n, int64_t k, T alpha, T beta, T *c,
+                          int64_t ldc, int splits, T *ws, cudaStream_t s, Go &&go)
+{
+    cudaError_t err = allow_smem(kernel, asked, smem_bytes);
+    if (err != cudaSuccess) return err;
     const int64_t tiles = ((m + bm - 1) / bm) * ((n + bn - 1) / bn);
     if (tiles > 0x7fffffff) return cudaErrorInvalidConfiguration;
     int64_t kslice;
@@ -580,6 +669,90 @@ cudaError_t launch_tiles(GemmKernel<T> kernel, std::atomic<uint64_t> &asked, int
                              kernel<<<grid, threads, smem_bytes, s>>>(m, n, k, kslice, al, a, lda, b, ldb, be, cs,
                                                                       ldcs, slice, va, vb, vc);
                          });
+}
+
+// ---- stream-K (StreamK) on the host ----
+
+// How many blocks of `kernel` (threads, smem_bytes) run at once on the current device: its SMs
+// times the blocks one holds; 0 if unknown. Asked once per device (cache: per kernel).
+template <class Kernel>
+int resident_blocks(Kernel kernel, std::atomic<uint64_t> &asked, std::atomic<int> (&cache)[64],
+                    int threads, int smem_bytes)
+{
+    int dev = 0, sms = 0, per_sm = 0;
+    if (cudaGetDevice(&dev) != cudaSuccess || dev >= 64) return 0;
+    if (int known = cache[dev].load(std::memory_order_relaxed)) return known;
+    if (allow_smem(kernel, asked, smem_bytes) != cudaSuccess ||
+        cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev) != cudaSuccess ||
+        cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, threads, smem_bytes) != cudaSuccess) {
+        cudaGetLastError(); // no plan, no error left for the launch to report
+        return 0;
+    }
+    cache[dev].store(sms * per_sm, std::memory_order_relaxed);
+    return sms * per_sm;
+}
+
+// The stream-K part of `tiles` tiles of `ktiles` k-tiles each, run in waves of `slots` blocks.
+// A last wave of fewer than half the slots takes a whole wave with it, so that its blocks run
+// 1 to 1.5 tiles each; a larger one runs alone, each block a fraction of a tile. Unless forced,
+// only after 8 whole waves or more, where the last wave leaves more than 1% of the slots idle
+// and a tile has min_ktiles k-tiles or more. Measured on the H100 (128x256 tiles, one block per
+// SM, 132 slots; each transpose pair): 8192^3 (15.5 waves) 0.6-2% faster; 16384^3
+// and 16384x16384x1024 (62.1 waves) within the rounds' noise; 4096^3 (3.9 waves) NT 7% and
+// 4095^3 TN 4% slower, the others within 1%. Why the short launches lose is not known.
+struct StreamKPlan {
+    int64_t first = 0, tiles = 0;
+    int ctas = 0;
+};
+inline StreamKPlan streamk_plan(int64_t tiles, int64_t ktiles, int slots, int min_ktiles, bool force)
+{
+    StreamKPlan p;
+    if (slots < 1 || tiles < 1 || ktiles < 1) return p;
+    const int64_t full = tiles / slots, rest = tiles % slots;
+    if (!force && (full < 8 || rest == 0 || ktiles < min_ktiles ||
+                   (double)tiles >= 0.99 * (double)((full + 1) * slots)))
+        return p;
+    p.tiles = rest == 0 ? slots : full >= 1 && 2 * rest < slots ? rest + slots : rest;
+    p.first = tiles - p.tiles;
+    const int64_t iters = p.tiles * ktiles;
+    p.ctas = (int)(iters < slots ? iters : slots);
+    return p;
+}
+
+// The workspace of a stream-K launch: 2 * ctas slots of bm * bn elements, then the counters.
+inline size_t streamk_bytes(const StreamKPlan &p, int bm, int bn, int elem)
+{
+    if (p.tiles == 0) return 0;
+    return (size_t)2 * p.ctas * bm * bn * elem + (size_t)p.tiles * sizeof(int);
+}
+
+// Launches `kernel` (a GemmKernel, unsplit) over the first tiles of the plan and then sk_kernel
+// over the rest, with the workspace ws of streamk_bytes(p, bm, bn, sizeof(T)).
+template <class T, class SkKernel>
+cudaError_t launch_streamk(GemmKernel<T> kernel, std::atomic<uint64_t> &asked, SkKernel sk_kernel,
+                           std::atomic<uint64_t> &asked_sk, const StreamKPlan &p, int threads,
+                           int smem_bytes, int bm, int bn, int bk, int64_t m, int64_t n, int64_t k,
+                           T alpha, const T *a, int64_t lda, const T *b, int64_t ldb, T beta, T *c,
+                           int64_t ldc, void *ws, cudaStream_t s)
+{
+    cudaError_t err = allow_smem(kernel, asked, smem_bytes);
+    if (err == cudaSuccess) err = allow_smem(sk_kernel, asked_sk, smem_bytes);
+    if (err != cudaSuccess) return err;
+    const bool va = aligned16(a, lda, sizeof(T)), vb = aligned16(b, ldb, sizeof(T));
+    const bool vc = aligned16(c, ldc, sizeof(T));
+    if (p.first > 0)
+        kernel<<<(unsigned)p.first, threads, smem_bytes, s>>>(m, n, k, k, alpha, a, lda, b, ldb, beta, c, ldc,
+                                                               0, va, vb, vc);
+    StreamK sk;
+    sk.first = p.first, sk.tiles = p.tiles, sk.ktiles = (k + bk - 1) / bk;
+    sk.iters = sk.tiles * sk.ktiles, sk.ctas = p.ctas;
+    sk.partials = ws;
+    sk.arrived = reinterpret_cast<int *>(static_cast<char *>(ws) + (size_t)2 * p.ctas * bm * bn * sizeof(T));
+    err = cudaMemsetAsync(sk.arrived, 0, (size_t)p.tiles * sizeof(int), s);
+    if (err != cudaSuccess) return err;
+    sk_kernel<<<(unsigned)p.ctas, threads, smem_bytes, s>>>(m, n, k, alpha, a, lda, b, ldb, beta, c, ldc, va, vb,
+                                                             vc, sk);
+    return cudaGetLastError();
 }
 
 // A configuration's launcher, the transpose pair chosen at run time.

@@ -16,6 +16,10 @@ struct Config {
     const char *name;
     fg_kern::LaunchFn<T> run;
     int bk;
+    // The workspace of stream-K for the last waves on this problem, or 0 where it does not pay
+    // (force: wherever it can run); null: the configuration has none.
+    size_t (*streamk)(bool ta, bool tb, int64_t m, int64_t n, int64_t k, const T *a, int64_t lda,
+                      const T *b, int64_t ldb, bool force);
 };
 
 // A problem the tuner measured, with its best configuration (an index) and split-K.
@@ -51,12 +55,14 @@ const Entry &lookup(const Entry (&table)[N], const fg_gemm_args *g)
     return *best;
 }
 
-// Workspace for split-K partial products, at most this many bytes (else no split).
+// Workspace for split-K partial products or stream-K's, at most this many bytes (else neither).
 constexpr int64_t max_workspace = (int64_t)256 << 20;
 
 // C = alpha op(A) op(B) + beta C (alpha != 0, k > 0) on device pointers. config: an index into
 // configs, or -1 for the table's choice; splits: the split-K slices, or 0 for the table's (a
-// forced configuration runs unsplit unless told otherwise).
+// forced configuration runs unsplit unless told otherwise). Unsplit, a configuration with
+// stream-K instances runs the last waves of a large problem that way (FASTGEMM_STREAM_K: 0
+// never, 1 where it pays, 2 wherever it can).
 template <class T, size_t NC, size_t NE>
 cudaError_t run(const Config<T> (&configs)[NC], const Entry (&table)[NE], const fg_gemm_args *g,
                 int config, int splits, const void *a, int64_t lda, const void *b, int64_t ldb,
@@ -74,7 +80,17 @@ cudaError_t run(const Config<T> (&configs)[NC], const Entry (&table)[NE], const 
     int64_t kslice;
     splits = fg_kern::k_slices(g->k, cfg.bk, splits, &kslice);
     T *ws = nullptr;
-    if (splits > 1) {
+    const int streamk = fg_get_config()->stream_k; // FASTGEMM_STREAM_K
+    size_t sk_bytes = 0;
+    if (splits == 1 && streamk && cfg.streamk &&
+        (sk_bytes = cfg.streamk(g->ta == 'T', g->tb == 'T', g->m, g->n, g->k, static_cast<const T *>(a), lda,
+                                static_cast<const T *>(b), ldb, streamk == 2)) > 0) {
+        if (sk_bytes <= (size_t)max_workspace &&
+            fg_pool_alloc(reinterpret_cast<void **>(&ws), sk_bytes, s) == cudaSuccess)
+            splits = 0; // stream-K (the launcher's splits = 0)
+        else
+            cudaGetLastError(), ws = nullptr;
+    } else if (splits > 1) {
         const bool fits = g->m <= max_workspace / (int64_t)sizeof(T) / splits / g->n;
         if (!fits || fg_pool_alloc(reinterpret_cast<void **>(&ws),
                                    (size_t)(splits * g->m * g->n) * sizeof(T), s) != cudaSuccess) {

@@ -10,7 +10,10 @@
 namespace {
 
 #define FG_CONFIG(name, BM, BN, BK, WM, WN, S, TM, TN, F)                                       \
-    {name, fg_simt::launch_any<fg_simt::SimtConfig<BM, BN, BK, WM, WN, S, TM, TN, F>>, BK},
+    {name, fg_simt::launch_any<fg_simt::SimtConfig<BM, BN, BK, WM, WN, S, TM, TN, F>>, BK,             \
+     fg_simt::has_streamk<fg_simt::SimtConfig<BM, BN, BK, WM, WN, S, TM, TN, F>>()                   \
+         ? fg_simt::streamk_bytes<fg_simt::SimtConfig<BM, BN, BK, WM, WN, S, TM, TN, F>>          \
+         : nullptr},
 const fg_table::Config<float> configs[] = {FG_SGEMM_CONFIGS(FG_CONFIG)};
 #define FG_ENTRY(m, n, k, trans, config, splits) {m, n, k, trans, config, splits},
 const fg_table::Entry table[] = {FG_SGEMM_TABLE(FG_ENTRY)};

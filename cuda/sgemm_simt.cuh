@@ -49,34 +49,10 @@ struct SimtConfig {
     static_assert(SMEM_BYTES <= 227 * 1024, "shared memory of one block on sm_90");
 };
 
-// ELEM (FG_SPREAD configurations): the instance for an mn-contiguous operand that cannot take
-// 16-byte copies; its fast loop copies such operands element by element (launch_any).
-template <class Cfg, bool TA, bool TB, bool ELEM = false>
-__global__ void __launch_bounds__(Cfg::THREADS, Cfg::MIN_BLOCKS)
-    sgemm_simt(int64_t m, int64_t n, int64_t k, int64_t kslice, float alpha,
-               const float *__restrict__ a, int64_t lda, const float *__restrict__ b, int64_t ldb,
-               float beta, float *__restrict__ c, int64_t ldc, int64_t c_slice, bool vec_a,
-               bool vec_b, bool vec_c)
+// A lane's first row and column in the block tile.
+template <class Cfg>
+__device__ __forceinline__ void lane_origin(int tid, int &row_s, int &col_s)
 {
-    constexpr int BM = Cfg::BM, BN = Cfg::BN, BK = Cfg::BK, TM = Cfg::TM, TN = Cfg::TN;
-    constexpr int STAGES = Cfg::STAGES, THREADS = Cfg::THREADS;
-    constexpr int GSM = Cfg::GSM, GSN = Cfg::GSN;
-    extern __shared__ __align__(16) float smem[];
-    float *as = smem, *bs = smem + STAGES * Cfg::A_STAGE;
-
-    int64_t bm, bn;
-    block_tile<Cfg::RASTER>((m + BM - 1) / BM, (n + BN - 1) / BN, bm, bn);
-    const int64_t m0 = bm * BM, n0 = bn * BN;
-    // Split-K: this block's slice of K, and its own partial C.
-    {
-        const int64_t k0 = blockIdx.z * kslice;
-        k = k - k0 < kslice ? k - k0 : kslice;
-        a += TA ? k0 : k0 * lda;
-        b += TB ? k0 * ldb : k0;
-        c += blockIdx.z * c_slice;
-    }
-    const int tid = threadIdx.x;
-    int row_s, col_s; // a thread's first row and column in the block tile
     if (Cfg::WARP_TILE) {
         const int warp = tid / 32, lane = tid % 32;
         const int wm = warp % Cfg::WARPS_M, wn = warp / Cfg::WARPS_M;
@@ -84,6 +60,22 @@ __global__ void __launch_bounds__(Cfg::THREADS, Cfg::MIN_BLOCKS)
     } else {
         row_s = tid % Cfg::LM * 4, col_s = tid / Cfg::LM * 4;
     }
+}
+
+// The block's TM x TN accumulators per lane over the tile at (m0, n0) and the k range of a and
+// b (k long, from where they point).
+template <class Cfg, bool TA, bool TB, bool ELEM>
+__device__ __forceinline__ void tile_product(float (&acc)[Cfg::TM][Cfg::TN], int64_t m, int64_t n,
+                                             int64_t k, const float *__restrict__ a, int64_t lda,
+                                             const float *__restrict__ b, int64_t ldb, int64_t m0,
+                                             int64_t n0, bool vec_a, bool vec_b, int row_s, int col_s)
+{
+    constexpr int BM = Cfg::BM, BN = Cfg::BN, BK = Cfg::BK, TM = Cfg::TM, TN = Cfg::TN;
+    constexpr int STAGES = Cfg::STAGES, THREADS = Cfg::THREADS;
+    constexpr int GSM = Cfg::GSM, GSN = Cfg::GSN;
+    extern __shared__ __align__(16) float smem[];
+    float *as = smem, *bs = smem + STAGES * Cfg::A_STAGE;
+    const int tid = threadIdx.x;
     const int64_t ktiles = (k + BK - 1) / BK;
 
     TileLoader<float, BM, BK, THREADS, Cfg::LDA_S, !TA, Cfg::SYNC> load_a;
@@ -109,7 +101,6 @@ __global__ void __launch_bounds__(Cfg::THREADS, Cfg::MIN_BLOCKS)
         k_left -= BK;
     };
 
-    float acc[TM][TN];
 #pragma unroll
     for (int i = 0; i < TM; i++)
 #pragma unroll
@@ -180,9 +171,16 @@ __global__ void __launch_bounds__(Cfg::THREADS, Cfg::MIN_BLOCKS)
     };
     if constexpr (Cfg::SPREAD) pipeline<STAGES>(ktiles, kfast, load_fast, load_stage, compute_tile, spread);
     else pipeline<STAGES>(ktiles, kfast, load_fast, load_stage, compute_tile);
+}
 
-    // Epilogue: C = alpha*acc + beta*C, 4 consecutive rows of a column per store; beta = 0
-    // never reads C.
+// Epilogue: C = alpha*acc + beta*C over the tile at (m0, n0), 4 consecutive rows of a column per
+// store; beta = 0 never reads C.
+template <class Cfg>
+__device__ __forceinline__ void store_tile(const float (&acc)[Cfg::TM][Cfg::TN], int64_t m, int64_t n,
+                                           int64_t m0, int64_t n0, int row_s, int col_s, float alpha,
+                                           float beta, float *__restrict__ c, int64_t ldc, bool vec_c)
+{
+    constexpr int TM = Cfg::TM, TN = Cfg::TN, GSM = Cfg::GSM, GSN = Cfg::GSN;
 #pragma unroll
     for (int j = 0; j < TN; j++) {
         const int64_t gn = n0 + col_s + j / 4 * GSN + j % 4;
@@ -212,26 +210,157 @@ __global__ void __launch_bounds__(Cfg::THREADS, Cfg::MIN_BLOCKS)
     }
 }
 
+// ELEM (FG_SPREAD configurations): the instance for an mn-contiguous operand that cannot take
+// 16-byte copies; its fast loop copies such operands element by element (launch_any).
+template <class Cfg, bool TA, bool TB, bool ELEM = false>
+__global__ void __launch_bounds__(Cfg::THREADS, Cfg::MIN_BLOCKS)
+    sgemm_simt(int64_t m, int64_t n, int64_t k, int64_t kslice, float alpha,
+               const float *__restrict__ a, int64_t lda, const float *__restrict__ b, int64_t ldb,
+               float beta, float *__restrict__ c, int64_t ldc, int64_t c_slice, bool vec_a,
+               bool vec_b, bool vec_c)
+{
+    int64_t bm, bn;
+    block_tile<Cfg::RASTER>((m + Cfg::BM - 1) / Cfg::BM, (n + Cfg::BN - 1) / Cfg::BN, bm, bn);
+    const int64_t m0 = bm * Cfg::BM, n0 = bn * Cfg::BN;
+    // Split-K: this block's slice of K, and its own partial C.
+    {
+        const int64_t k0 = blockIdx.z * kslice;
+        k = k - k0 < kslice ? k - k0 : kslice;
+        a += TA ? k0 : k0 * lda;
+        b += TB ? k0 * ldb : k0;
+        c += blockIdx.z * c_slice;
+    }
+    int row_s, col_s;
+    lane_origin<Cfg>(threadIdx.x, row_s, col_s);
+    float acc[Cfg::TM][Cfg::TN];
+    tile_product<Cfg, TA, TB, ELEM>(acc, m, n, k, a, lda, b, ldb, m0, n0, vec_a, vec_b, row_s, col_s);
+    store_tile<Cfg>(acc, m, n, m0, n0, row_s, col_s, alpha, beta, c, ldc, vec_c);
+}
+
+// The stream-K part of a launch (StreamK, launch_streamk): ctas blocks, each over its run of
+// k-tiles of the last tiles.
+template <class Cfg, bool TA, bool TB>
+__global__ void __launch_bounds__(Cfg::THREADS, Cfg::MIN_BLOCKS)
+    sgemm_simt_sk(int64_t m, int64_t n, int64_t k, float alpha, const float *__restrict__ a,
+                  int64_t lda, const float *__restrict__ b, int64_t ldb, float beta,
+                  float *__restrict__ c, int64_t ldc, bool vec_a, bool vec_b, bool vec_c, StreamK sk)
+{
+    constexpr int BM = Cfg::BM, BN = Cfg::BN, BK = Cfg::BK, TM = Cfg::TM, TN = Cfg::TN;
+    constexpr int THREADS = Cfg::THREADS;
+    int row_s, col_s;
+    lane_origin<Cfg>(threadIdx.x, row_s, col_s);
+    float acc[TM][TN];
+    // A thread's partial sums: element i * TN + j of slot s at [(s * TM * TN + i * TN + j) *
+    // THREADS], so that a warp's accesses are whole lines.
+    auto partials = [&](int64_t slot) { return static_cast<float *>(sk.partials) + slot * (THREADS * TM * TN) + threadIdx.x; };
+    auto origin = [&](int64_t tile, int64_t &m0, int64_t &n0) {
+        block_tile<Cfg::RASTER>((m + BM - 1) / BM, (n + BN - 1) / BN, m0, n0, sk.first + tile);
+        m0 *= BM, n0 *= BN;
+    };
+    streamk_run(
+        sk,
+        [&](int64_t tile, int64_t kt0, int64_t kt1) {
+            int64_t m0, n0;
+            origin(tile, m0, n0);
+            const int64_t k0 = kt0 * BK, k1 = kt1 * BK < k ? kt1 * BK : k;
+            tile_product<Cfg, TA, TB, false>(acc, m, n, k1 - k0, a + (TA ? k0 : k0 * lda), lda,
+                                             b + (TB ? k0 * ldb : k0), ldb, m0, n0, vec_a, vec_b,
+                                             row_s, col_s);
+        },
+        [&](int64_t slot) {
+            float *p = partials(slot);
+#pragma unroll
+            for (int i = 0; i < TM; i++)
+#pragma unroll
+                for (int j = 0; j < TN; j++) p[(i * TN + j) * THREADS] = acc[i][j];
+        },
+        [&](int64_t slot, auto first) {
+            const float *p = partials(slot);
+#pragma unroll
+            for (int i = 0; i < TM; i++)
+#pragma unroll
+                for (int j = 0; j < TN; j++) {
+                    const float v = __ldcg(p + (i * TN + j) * THREADS);
+                    acc[i][j] = decltype(first)::value ? v : acc[i][j] + v;
+                }
+        },
+        [&](int64_t tile) {
+            int64_t m0, n0;
+            origin(tile, m0, n0);
+            store_tile<Cfg>(acc, m, n, m0, n0, row_s, col_s, alpha, beta, c, ldc, vec_c);
+        });
+}
+
 using LaunchFn = fg_kern::LaunchFn<float>;
 
+// Configurations with stream-K instances (launch_any): those whose lanes hold 128 accumulators,
+// one block per SM or two, the ones the table gives the large problems.
+template <class Cfg>
+constexpr bool has_streamk() { return Cfg::TM * Cfg::TN >= 128; }
+
+// Cfg's instances: [ta + 2 tb] for the transpose pair, + 4 with FG_SPREAD where op(A) = A or
+// op(B) = B^T (mn-contiguous) cannot take 16-byte copies (the ELEM ones).
+template <class Cfg>
+struct Instances {
+    static constexpr bool E = Cfg::SPREAD; // without FG_SPREAD the last four are the first four
+    static constexpr fg_kern::GemmKernel<float> kernels[8] = {
+        sgemm_simt<Cfg, false, false>,    sgemm_simt<Cfg, true, false>,
+        sgemm_simt<Cfg, false, true>,     sgemm_simt<Cfg, true, true>,
+        sgemm_simt<Cfg, false, false, E>, sgemm_simt<Cfg, true, false, E>,
+        sgemm_simt<Cfg, false, true, E>,  sgemm_simt<Cfg, true, true, E>};
+    static inline std::atomic<uint64_t> asked[8], asked_sk[4];
+    static inline std::atomic<int> slots[4][64];
+    static int pick(bool ta, bool tb, const float *a, int64_t lda, const float *b, int64_t ldb)
+    {
+        const int t = ta + 2 * tb;
+        return E && ((!ta && !aligned16(a, lda, 4)) || (tb && !aligned16(b, ldb, 4))) ? t + 4 : t;
+    }
+    // The stream-K plan of instance t (none for the ELEM ones).
+    static fg_kern::StreamKPlan plan(int t, int64_t m, int64_t n, int64_t k, bool force)
+    {
+        if (!has_streamk<Cfg>() || t >= 4) return {};
+        const int64_t tiles = ((m + Cfg::BM - 1) / Cfg::BM) * ((n + Cfg::BN - 1) / Cfg::BN);
+        if (tiles > 0x7fffffff) return {};
+        const int waves = fg_kern::resident_blocks(kernels[t], asked[t], slots[t], Cfg::THREADS, Cfg::SMEM_BYTES);
+        return fg_kern::streamk_plan(tiles, (k + Cfg::BK - 1) / Cfg::BK, waves, 4 * Cfg::STAGES, force);
+    }
+};
+
+// The workspace a stream-K launch of Cfg needs for this problem (0: none, it runs without).
+template <class Cfg>
+size_t streamk_bytes(bool ta, bool tb, int64_t m, int64_t n, int64_t k, const float *a, int64_t lda,
+                     const float *b, int64_t ldb, bool force)
+{
+    using I = Instances<Cfg>;
+    return fg_kern::streamk_bytes(I::plan(I::pick(ta, tb, a, lda, b, ldb), m, n, k, force), Cfg::BM, Cfg::BN, 4);
+}
+
 // Cfg's launcher: the instance of the transpose pair, and with FG_SPREAD, when op(A) = A or
-// op(B) = B^T (mn-contiguous) cannot take 16-byte copies, the ELEM one.
+// op(B) = B^T (mn-contiguous) cannot take 16-byte copies, the ELEM one. splits = 0: stream-K
+// for the last waves as streamk_bytes planned it, ws its workspace.
 template <class Cfg>
 cudaError_t launch_any(bool ta, bool tb, int64_t m, int64_t n, int64_t k, float alpha,
                        const float *a, int64_t lda, const float *b, int64_t ldb, float beta,
                        float *c, int64_t ldc, int splits, float *ws, cudaStream_t s)
 {
-    static std::atomic<uint64_t> asked[8];
-    constexpr bool E = Cfg::SPREAD; // without FG_SPREAD the last four are the first four
-    const fg_kern::GemmKernel<float> kernels[8] = {
-        sgemm_simt<Cfg, false, false>,    sgemm_simt<Cfg, true, false>,
-        sgemm_simt<Cfg, false, true>,     sgemm_simt<Cfg, true, true>,
-        sgemm_simt<Cfg, false, false, E>, sgemm_simt<Cfg, true, false, E>,
-        sgemm_simt<Cfg, false, true, E>,  sgemm_simt<Cfg, true, true, E>};
-    int t = ta + 2 * tb;
-    if (E && ((!ta && !aligned16(a, lda, 4)) || (tb && !aligned16(b, ldb, 4)))) t += 4;
-    const fg_kern::GemmKernel<float> kernel = kernels[t];
-    return fg_kern::launch_tiles<float>(kernel, asked[t], Cfg::THREADS, Cfg::SMEM_BYTES, Cfg::BM,
+    using I = Instances<Cfg>;
+    const int t = I::pick(ta, tb, a, lda, b, ldb);
+    if constexpr (has_streamk<Cfg>()) {
+        if (splits == 0 && ws) {
+            const fg_kern::StreamKPlan p = I::plan(t, m, n, k, true);
+            constexpr void (*sk[4])(int64_t, int64_t, int64_t, float, const float *, int64_t, const float *,
+                                    int64_t, float, float *, int64_t, bool, bool, bool, StreamK) = {
+                sgemm_simt_sk<Cfg, false, false>, sgemm_simt_sk<Cfg, true, false>,
+                sgemm_simt_sk<Cfg, false, true>, sgemm_simt_sk<Cfg, true, true>};
+            if (p.tiles > 0)
+                return fg_kern::launch_streamk<float>(I::kernels[t], I::asked[t], sk[t], I::asked_sk[t], p,
+                                                      Cfg::THREADS, Cfg::SMEM_BYTES, Cfg::BM, Cfg::BN,
+                                                      Cfg::BK, m, n, k, alpha, a, lda, b, ldb, beta, c,
+                                                      ldc, ws, s);
+        }
+    }
+    if (splits == 0) splits = 1, ws = nullptr;
+    return fg_kern::launch_tiles<float>(I::kernels[t], I::asked[t], Cfg::THREADS, Cfg::SMEM_BYTES, Cfg::BM,
                                         Cfg::BN, Cfg::BK, m, n, k, alpha, a, lda, b, ldb, beta, c,
                                         ldc, splits, ws, s);
 }
