@@ -348,8 +348,7 @@ cudaError_t launch_any(bool ta, bool tb, int64_t m, int64_t n, int64_t k, float 
     if constexpr (has_streamk<Cfg>()) {
         if (splits == 0 && ws) {
             const fg_kern::StreamKPlan p = I::plan(t, m, n, k, true);
-            constexpr void (*sk[4])(int64_t, int64_t, int64_t, float, const float *, int64_t, const float *,
-                                    int64_t, float, float *, int64_t, bool, bool, bool, StreamK) = {
+            constexpr decltype(&sgemm_simt_sk<Cfg, false, false>) sk[4] = {
                 sgemm_simt_sk<Cfg, false, false>, sgemm_simt_sk<Cfg, true, false>,
                 sgemm_simt_sk<Cfg, false, true>, sgemm_simt_sk<Cfg, true, true>};
             if (p.tiles > 0)
