@@ -530,22 +530,46 @@ __device__ __forceinline__ int sk_owner(const StreamK &sk, int64_t x)
 // accumulators for k-tiles [kt0, kt1) of a tile (tile: from 0, in the part); then, if the block
 // has the whole tile or completes its sum, finish(tile) stores C. save(slot) writes the block's
 // accumulators to a slot, add(slot, first) adds a slot's to them (first, a std::true_type:
-// replaces them). A piece that starts inside its tile is its block's first (slot 2j), one that
-// starts with the tile and ends inside it its block's last (2j + 1); the tile's first block is
+// replaces them). A piece that starts inside its tile is its run's first (slot 2j), one that
+// starts with the tile and ends inside it its run's last (2j + 1); the tile's first block is
 // the one whose run holds its first k-tile.
 template <class Piece, class Save, class Add, class Finish>
 __device__ __forceinline__ void streamk_run(const StreamK &sk, Piece &&piece, Save &&save, Add &&add,
                                             Finish &&finish)
 {
-    __shared__ int shared[3]; // the tile's first and last block; whether this block is the last
+    // The run's numbers live in shared memory: thread 0 writes them, everyone reads them after a
+    // barrier, and again after the piece, so that none of them is held in a register through the
+    // piece's main loop. (Held there, they took the registers of the 128x128 NT instance's
+    // schedule: short-scoreboard stalls went from 4.5% to 30% of its samples, and a k-tile took
+    // 1.4 times as long as in the plain kernel.)
+    __shared__ int64_t run[7]; // the next k-tile, the end of this part, the other part; the piece
+    __shared__ int shared[3];  // the tile's first and last block; whether this block is the last
     const int j = blockIdx.x;
-    int64_t it = sk_begin(sk, j);
-    const int64_t end = sk_begin(sk, j + 1);
-    while (it < end) {
-        const int64_t tile = it / sk.ktiles, t0 = tile * sk.ktiles;
-        const int64_t kt0 = it - t0, kt1 = end - t0 < sk.ktiles ? end - t0 : sk.ktiles;
-        piece(tile, kt0, kt1);
-        it = t0 + kt1;
+    if (threadIdx.x == 0) {
+        // The run from its first tile boundary on, then the piece before it: so every block
+        // begins at k-tile 0 of a tile, or inside its only tile, and the blocks go over k nearly
+        // in step (at k-tile t, or t plus a tile less the run). Run in order, block j would be at
+        // k-tile start(j) mod ktiles + t: all of k at once, the operands of every tile of the
+        // part live in the L2 together (4096^3, 128x128 tiles: 53% L2 hits, against 91% for the
+        // whole waves).
+        const int64_t start = sk_begin(sk, j), end = sk_begin(sk, j + 1);
+        int64_t bound = (start + sk.ktiles - 1) / sk.ktiles * sk.ktiles;
+        if (bound >= end) bound = start;
+        run[0] = bound, run[1] = end, run[2] = start, run[3] = bound;
+    }
+    for (;;) {
+        __syncthreads(); // everyone is done with the last piece's numbers and shared memory
+        if (threadIdx.x == 0) {
+            if (run[0] == run[1]) run[0] = run[2], run[1] = run[3], run[2] = run[3];
+            const int64_t it = run[0], stop = run[1];
+            const int64_t tile = it < stop ? it / sk.ktiles : -1, t0 = tile * sk.ktiles;
+            const int64_t kt1 = stop - t0 < sk.ktiles ? stop - t0 : sk.ktiles;
+            run[0] = t0 + kt1, run[4] = tile, run[5] = it - t0, run[6] = kt1;
+        }
+        __syncthreads();
+        if (run[4] < 0) break;
+        piece(run[4], run[5], run[6]);
+        const int64_t tile = run[4], kt0 = run[5], kt1 = run[6], t0 = tile * sk.ktiles;
         if (kt0 > 0 || kt1 < sk.ktiles) { // shared with other blocks
             save(2 * (int64_t)j + (kt0 == 0));
             __threadfence();
@@ -564,7 +588,6 @@ __device__ __forceinline__ void streamk_run(const StreamK &sk, Piece &&piece, Sa
             for (int q = j0 + 1; q <= j1; q++) add(2 * (int64_t)q, std::false_type());
         }
         finish(tile);
-        __syncthreads(); // every warp is done with shared memory before the next piece loads
     }
 }
 
@@ -695,11 +718,12 @@ int resident_blocks(Kernel kernel, std::atomic<uint64_t> &asked, std::atomic<int
 // The stream-K part of `tiles` tiles of `ktiles` k-tiles each, run in waves of `slots` blocks.
 // A last wave of fewer than half the slots takes a whole wave with it, so that its blocks run
 // 1 to 1.5 tiles each; a larger one runs alone, each block a fraction of a tile. Unless forced,
-// only after 8 whole waves or more, where the last wave leaves more than 1% of the slots idle
-// and a tile has min_ktiles k-tiles or more. Measured on the H100 (128x256 tiles, one block per
-// SM, 132 slots; each transpose pair): 8192^3 (15.5 waves) 0.6-2% faster; 16384^3
-// and 16384x16384x1024 (62.1 waves) within the rounds' noise; 4096^3 (3.9 waves) NT 7% and
-// 4095^3 TN 4% slower, the others within 1%. Why the short launches lose is not known.
+// only after 8 whole waves or more, where the last wave leaves more than 2% of all the slots'
+// time idle and a tile has min_ktiles k-tiles or more. Measured on the H100 (perf/RESULTS.md,
+// 128x256 and 128x128 tiles, each transpose pair, against the kernel without it): 8192^3 (15.5
+// waves, 3% idle) 1.7-2.5% faster; 4096^3 (3.9 waves) 0.7-1.3% faster in NN and TN, NT and TT
+// within 0.3%, but 4095^3 TN 3% slower; 16384^3 and 16384x16384x1024 (62.1 waves, 1.5% idle)
+// within 0.3%, but one of them 0.8-1.5% slower (NT at k = 1024).
 struct StreamKPlan {
     int64_t first = 0, tiles = 0;
     int ctas = 0;
@@ -710,7 +734,7 @@ inline StreamKPlan streamk_plan(int64_t tiles, int64_t ktiles, int slots, int mi
     if (slots < 1 || tiles < 1 || ktiles < 1) return p;
     const int64_t full = tiles / slots, rest = tiles % slots;
     if (!force && (full < 8 || rest == 0 || ktiles < min_ktiles ||
-                   (double)tiles >= 0.99 * (double)((full + 1) * slots)))
+                   (double)tiles >= 0.98 * (double)((full + 1) * slots)))
         return p;
     p.tiles = rest == 0 ? slots : full >= 1 && 2 * rest < slots ? rest + slots : rest;
     p.first = tiles - p.tiles;
