@@ -11,6 +11,11 @@
 
 #include <atomic>
 #include <type_traits>
+#ifdef FG_TIMELINE // the stamps' file
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#endif
 
 namespace fg_kern {
 
@@ -496,6 +501,33 @@ __device__ __forceinline__ void block_tile(int64_t mtiles, int64_t ntiles, int64
     block_tile<RASTER>(mtiles, ntiles, bm, bn, (int64_t)blockIdx.x);
 }
 
+// FG_TIMELINE (cmake -DFASTGEMM_TIMELINE=ON, a developer's build; off, none of it is
+// compiled): thread 0 of every SGEMM block stamps %globaltimer, the plain kernel's blocks at
+// their start and end, the stream-K blocks at their start, after each piece, after its save and
+// arrival and after the tile's sum and store, and at their end; launch_streamk then writes the
+// launch's stamps to the file that FG_TIMELINE_FILE names (perf/timeline.py reads it).
+// Slots: 0 the start, 1 the SM; the plain kernel 2 its end; the stream-K kernel 2 + 3p, 3 + 3p
+// and 4 + 3p those of its piece p (the first four), TL_END its end.
+constexpr int TL_END = 14;
+#ifdef FG_TIMELINE
+constexpr int TL_BLOCKS = 8192, TL_SLOTS = TL_END + 1;
+static __device__ unsigned long long tl_stamps[2][TL_BLOCKS][TL_SLOTS];
+__device__ __forceinline__ void tl_stamp(int kernel, int64_t block, int slot)
+{
+    if (threadIdx.x != 0 || block >= TL_BLOCKS || slot >= TL_SLOTS) return;
+    unsigned long long t;
+    asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t));
+    tl_stamps[kernel][block][slot] = t;
+    if (slot == 0) {
+        unsigned sm;
+        asm volatile("mov.u32 %0, %%smid;" : "=r"(sm));
+        tl_stamps[kernel][block][1] = sm;
+    }
+}
+#else
+__device__ __forceinline__ void tl_stamp(int, int64_t, int) {}
+#endif
+
 // Stream-K for the last waves (a kernel family's _sk instance, launch_streamk). Of T tiles in
 // waves of S blocks (the SMs times the blocks an SM holds), the first `first` (whole waves) are
 // computed one tile per block as usual; the other `tiles` are cut into their k-tiles, `iters`
@@ -545,6 +577,8 @@ __device__ __forceinline__ void streamk_run(const StreamK &sk, Piece &&piece, Sa
     __shared__ int64_t run[7]; // the next k-tile, the end of this part, the other part; the piece
     __shared__ int shared[3];  // the tile's first and last block; whether this block is the last
     const int j = blockIdx.x;
+    int piece_no = 0; // FG_TIMELINE's
+    tl_stamp(1, j, 0);
     if (threadIdx.x == 0) {
         // The run from its first tile boundary on, then the piece before it: so every block
         // begins at k-tile 0 of a tile, or inside its only tile, and the blocks go over k nearly
@@ -569,6 +603,7 @@ __device__ __forceinline__ void streamk_run(const StreamK &sk, Piece &&piece, Sa
         __syncthreads();
         if (run[4] < 0) break;
         piece(run[4], run[5], run[6]);
+        if (piece_no < 4) tl_stamp(1, j, 2 + 3 * piece_no);
         const int64_t tile = run[4], kt0 = run[5], kt1 = run[6], t0 = tile * sk.ktiles;
         if (kt0 > 0 || kt1 < sk.ktiles) { // shared with other blocks
             save(2 * (int64_t)j + (kt0 == 0));
@@ -581,14 +616,21 @@ __device__ __forceinline__ void streamk_run(const StreamK &sk, Piece &&piece, Sa
                 shared[2] = atomicAdd(&sk.arrived[tile], 1) == j1 - j0;
             }
             __syncthreads();
-            if (!shared[2]) continue;
+            if (piece_no < 4) tl_stamp(1, j, 3 + 3 * piece_no);
+            if (!shared[2]) {
+                piece_no++;
+                continue;
+            }
             __threadfence();
             const int j0 = shared[0], j1 = shared[1];
             add(2 * (int64_t)j0 + 1, std::true_type());
             for (int q = j0 + 1; q <= j1; q++) add(2 * (int64_t)q, std::false_type());
         }
         finish(tile);
+        if (piece_no < 4) tl_stamp(1, j, 4 + 3 * piece_no);
+        piece_no++;
     }
+    tl_stamp(1, j, TL_END);
 }
 
 // Split-K: slice z of the k range wrote its partial products to ws + z*m*n (ld m). C = alpha *
@@ -750,6 +792,40 @@ inline size_t streamk_bytes(const StreamKPlan &p, int bm, int bn, int elem)
     return (size_t)2 * p.ctas * bm * bn * elem + (size_t)p.tiles * sizeof(int);
 }
 
+#ifdef FG_TIMELINE
+// FG_TIMELINE: the stamps of the launch just queued on s, in microseconds from the first block's
+// start, to the file FG_TIMELINE_FILE names (overwritten: the last launch stays), then cleared.
+// A line "plan" (the plan and the k-tiles of a tile), then "dp block sm start end" and "sk block
+// sm start" and the stamps of its pieces and its end, -1 where none was made.
+inline void tl_write(const StreamKPlan &p, int64_t ktiles, cudaStream_t s)
+{
+    const char *path = getenv("FG_TIMELINE_FILE");
+    if (!path || cudaStreamSynchronize(s) != cudaSuccess) return;
+    static unsigned long long h[2][TL_BLOCKS][TL_SLOTS];
+    if (cudaMemcpyFromSymbol(h, tl_stamps, sizeof h) != cudaSuccess) return;
+    FILE *f = fopen(path, "w");
+    if (!f) return;
+    const int64_t dp = p.first < TL_BLOCKS ? p.first : TL_BLOCKS, skb = p.ctas < TL_BLOCKS ? p.ctas : TL_BLOCKS;
+    unsigned long long t0 = ~0ull;
+    for (int64_t b = 0; b < dp; b++) t0 = h[0][b][0] < t0 ? h[0][b][0] : t0;
+    for (int64_t b = 0; b < skb; b++) t0 = h[1][b][0] < t0 ? h[1][b][0] : t0;
+    auto us = [&](unsigned long long t) { return t ? (double)(t - t0) * 1e-3 : -1.0; };
+    fprintf(f, "plan first %lld tiles %lld ctas %d ktiles %lld\n", (long long)p.first, (long long)p.tiles,
+            p.ctas, (long long)ktiles);
+    for (int64_t b = 0; b < dp; b++)
+        fprintf(f, "dp %lld %llu %.3f %.3f\n", (long long)b, h[0][b][1], us(h[0][b][0]), us(h[0][b][2]));
+    for (int64_t b = 0; b < skb; b++) {
+        fprintf(f, "sk %lld %llu", (long long)b, h[1][b][1]);
+        for (int q = 0; q < TL_SLOTS; q++)
+            if (q != 1) fprintf(f, " %.3f", us(h[1][b][q]));
+        fprintf(f, "\n");
+    }
+    fclose(f);
+    memset(h, 0, sizeof h);
+    cudaMemcpyToSymbol(tl_stamps, h, sizeof h);
+}
+#endif
+
 // Launches `kernel` (a GemmKernel, unsplit) over the first tiles of the plan and then sk_kernel
 // over the rest, with the workspace ws of streamk_bytes(p, bm, bn, sizeof(T)).
 template <class T, class SkKernel>
@@ -776,6 +852,9 @@ cudaError_t launch_streamk(GemmKernel<T> kernel, std::atomic<uint64_t> &asked, S
     if (err != cudaSuccess) return err;
     sk_kernel<<<(unsigned)p.ctas, threads, smem_bytes, s>>>(m, n, k, alpha, a, lda, b, ldb, beta, c, ldc, va, vb,
                                                              vc, sk);
+#ifdef FG_TIMELINE
+    tl_write(p, sk.ktiles, s);
+#endif
     return cudaGetLastError();
 }
 

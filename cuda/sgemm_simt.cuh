@@ -219,6 +219,7 @@ __global__ void __launch_bounds__(Cfg::THREADS, Cfg::MIN_BLOCKS)
                float beta, float *__restrict__ c, int64_t ldc, int64_t c_slice, bool vec_a,
                bool vec_b, bool vec_c)
 {
+    fg_kern::tl_stamp(0, blockIdx.x, 0); // FG_TIMELINE's (none without it)
     int64_t bm, bn;
     block_tile<Cfg::RASTER>((m + Cfg::BM - 1) / Cfg::BM, (n + Cfg::BN - 1) / Cfg::BN, bm, bn);
     const int64_t m0 = bm * Cfg::BM, n0 = bn * Cfg::BN;
@@ -235,6 +236,7 @@ __global__ void __launch_bounds__(Cfg::THREADS, Cfg::MIN_BLOCKS)
     float acc[Cfg::TM][Cfg::TN];
     tile_product<Cfg, TA, TB, ELEM>(acc, m, n, k, a, lda, b, ldb, m0, n0, vec_a, vec_b, row_s, col_s);
     store_tile<Cfg>(acc, m, n, m0, n0, row_s, col_s, alpha, beta, c, ldc, vec_c);
+    fg_kern::tl_stamp(0, blockIdx.x, 2);
 }
 
 // The stream-K part of a launch (StreamK, launch_streamk): ctas blocks, each over its run of
