@@ -27,8 +27,10 @@ ldconfig -p | grep -q 'libgfortran.so.5 ' || export LD_LIBRARY_PATH=$CARRY/gfort
 ldconfig -p | grep -q 'libblas.so.3 ' || export LD_LIBRARY_PATH=${LD_LIBRARY_PATH:+$LD_LIBRARY_PATH:}$CARRY/netlib
 tuner=OFF
 [ -z "${TUNE:-}${ABLATE:-}" ] || tuner=ON
+# CMAKE_ARGS: more for the configure step (e.g. -DFASTGEMM_TIMELINE=ON, with BUILD=another folder).
+# shellcheck disable=SC2086
 cmake -S "$root" -B "$BUILD" -DFASTGEMM_NETLIB_DIR="$CARRY/netlib" -DFASTGEMM_BUILD_TUNER="$tuner" \
-  -DFASTGEMM_PREBUILT_TESTS="$CARRY/prebuilt" > "$OUT/configure.log" 2>&1 || { tail -30 "$OUT/configure.log"; exit 1; }
+  -DFASTGEMM_PREBUILT_TESTS="$CARRY/prebuilt" ${CMAKE_ARGS:-} > "$OUT/configure.log" 2>&1 || { tail -30 "$OUT/configure.log"; exit 1; }
 targets=()
 for t in ${TARGETS:-}; do targets+=(--target "$t"); done
 cmake --build "$BUILD" -j"$(nproc)" "${targets[@]}" > "$OUT/build.log" 2>&1 || { tail -40 "$OUT/build.log"; exit 1; }
