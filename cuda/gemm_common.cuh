@@ -531,9 +531,9 @@ __device__ __forceinline__ void tl_stamp(int, int64_t, int) {}
 // Stream-K for the last waves (a kernel family's _sk instance, launch_streamk). Of T tiles in
 // waves of S blocks (the SMs times the blocks an SM holds), the first `first` (whole waves) are
 // computed one tile per block as usual; the other `tiles` are cut into their k-tiles, `iters`
-// in all, and `ctas` blocks (one wave) each take an equal run of them in order: so the last
+// in all, and `ctas` blocks (one wave) each take an equal run of consecutive ones: so the last
 // wave is as long for every SM instead of leaving SMs idle. A run covers the end of one tile,
-// whole tiles, the start of another. A tile that several blocks share is summed by the last of
+// whole tiles, the start of another (streamk_run takes them from its first tile boundary on). A tile that several blocks share is summed by the last of
 // them to arrive: each writes its partial sums to its slot in `partials` (two per block: its
 // first piece, which starts inside a tile, and its last, which ends inside one), counts itself
 // in arrived[tile], and the one that completes the count adds the slots in the order of the
