@@ -4,7 +4,8 @@
 // warp tile, stages, rasterization) with every useful split-K on each problem and transpose
 // pair of a grid of shapes, each next to cuBLAS (alternating rounds of calls queued back to
 // back) on input sets rotated past the L2, as the sweep does; each result is validated first
-// (C poisoned, FP64 spot check with the netlib gauge). Prints the best per problem and, with
+// (C poisoned, FP64 spot check with the netlib gauge); the few within 5% of the best of a problem
+// are timed again in a final of three rounds. Prints the best per problem and, with
 // --emit FILE, writes the library's table (cuda/sgemm_table.gen.h, cuda/dgemm_table.gen.h): the
 // few configurations that together come closest to the best everywhere, and the best of them,
 // with its split-K, for each problem measured.
@@ -97,7 +98,7 @@ int tune(const std::vector<Candidate<T>> &cands, const Options &o, const char *p
     CHECK_CUBLAS(cublasSetStream(h, s));
     FILE *csv = fopen(csv_path.c_str(), "w");
     if (!csv) return 2;
-    fprintf(csv, "trans,m,n,k,candidate,splits,ms,tflops,cublas_tflops,ratio,check\n");
+    fprintf(csv, "trans,m,n,k,candidate,splits,ms,tflops,cublas_tflops,ratio,check,round\n");
     Bench bench(s, reps);
     int failures = 0;
     std::vector<Problem> problems;
@@ -143,6 +144,8 @@ int tune(const std::vector<Candidate<T>> &cands, const Options &o, const char *p
             printf("%s %ldx%ldx%ld  cuBLAS %.2f TFLOP/s\n", tp, m, n, k, cublas_tf);
             std::string best;
             double best_tf = 0, best_ratio = 0;
+            const int first_result = (int)results.size(); // this problem's results, and ratios
+            std::vector<double> ratios;
             for (int ci = 0; ci < (int)cands.size(); ci++) {
                 const Candidate<T> &cand = cands[ci];
                 for (int splits : split_options(cand, sh, sms)) {
@@ -176,7 +179,7 @@ int tune(const std::vector<Candidate<T>> &cands, const Options &o, const char *p
                     fastest_cublas_ms = std::min(fastest_cublas_ms, next_cublas_ms);
                     const double ratio = next_cublas_ms / ms;
                     const double tf = flop / ms * 1e-9;
-                    fprintf(csv, "%s,%ld,%ld,%ld,%s,%d,%.5f,%.3f,%.3f,%.4f,%s\n", tp, m, n, k,
+                    fprintf(csv, "%s,%ld,%ld,%ld,%s,%d,%.5f,%.3f,%.3f,%.4f,%s,0\n", tp, m, n, k,
                             cand.name.c_str(), splits, ms, tf, flop / next_cublas_ms * 1e-9,
                             ratio, ok ? "ok" : "FAILED");
                     if (!ok) {
@@ -184,12 +187,71 @@ int tune(const std::vector<Candidate<T>> &cands, const Options &o, const char *p
                         continue;
                     }
                     results.push_back({pi, ci, splits, cublas_ms / ratio});
-                    if (ratio > best_ratio) {
-                        best_ratio = ratio, best_tf = tf;
-                        best = cand.name + " split " + std::to_string(splits);
-                    }
+                    ratios.push_back(ratio);
                 }
             }
+            // The final: the candidates (with their best split) within 5% of the best ratio,
+            // at most 4, timed again next to cuBLAS in `final_rounds` rounds, one after the
+            // other within a round and in a rotated order from round to round; each is then
+            // ranked by the median of its final ratios. One pass orders them by when each ran as much as by
+            // what each is: at 4096^3 DGEMM the pass's ratios moved by 0.05-0.08 between runs,
+            // more than the kernels differ there (Nsight Compute, clocks locked: 4% apart).
+            std::vector<int> finalists; // indices into results
+            for (int r = first_result; r < (int)results.size(); r++) {
+                int same = -1; // the finalist of the same candidate
+                for (int i = 0; i < (int)finalists.size(); i++)
+                    if (results[finalists[i]].cand == results[r].cand) same = i;
+                if (same < 0) finalists.push_back(r);
+                else if (ratios[r - first_result] > ratios[finalists[same] - first_result]) finalists[same] = r;
+            }
+            std::sort(finalists.begin(), finalists.end(), [&](int x, int y) {
+                return ratios[x - first_result] > ratios[y - first_result];
+            });
+            while (!finalists.empty() && ratios[finalists.back() - first_result] < 0.95 * ratios[finalists[0] - first_result])
+                finalists.pop_back();
+            if (finalists.size() > 4) finalists.resize(4);
+            const int final_rounds = finalists.size() > 1 ? 3 : 0;
+            std::vector<std::vector<double>> final_ratios(finalists.size());
+            for (int round = 0; round < final_rounds; round++)
+                for (size_t f = 0; f < finalists.size(); f++) {
+                    const size_t fi = (f + round) % finalists.size();
+                    const Result &r = results[finalists[fi]];
+                    const Candidate<T> &cand = cands[r.cand];
+                    auto timed = [&] {
+                        set = (set + 1) % sets;
+                        CHECK_CUDA(cand.run(ta, tb, m, n, k, T(1), A[set], lda, B[set], ldb, T(0),
+                                            C[set], ldc, r.splits, ws, s));
+                    };
+                    double ms_a, ms_c;
+                    bench.time_pair_ms(timed, cublas, pair_reps, &ms_a, &ms_c);
+                    final_ratios[fi].push_back(ms_c / ms_a);
+                    fprintf(csv, "%s,%ld,%ld,%ld,%s,%d,%.5f,%.3f,%.3f,%.4f,ok,%d\n", tp, m, n, k,
+                            cand.name.c_str(), r.splits, ms_a, flop / ms_a * 1e-9,
+                            flop / ms_c * 1e-9, ms_c / ms_a, round + 1);
+                }
+            // The others (and the finalists' other splits) move by the finalists' median
+            // change from the pass to the final.
+            std::vector<double> change;
+            for (size_t f = 0; f < finalists.size() && final_rounds > 0; f++) {
+                std::vector<double> &v = final_ratios[f];
+                std::sort(v.begin(), v.end());
+                change.push_back(v[v.size() / 2] / ratios[finalists[f] - first_result]);
+            }
+            std::vector<double> sorted_change = change;
+            std::sort(sorted_change.begin(), sorted_change.end());
+            const double drift = change.empty() ? 1.0 : sorted_change[sorted_change.size() / 2];
+            for (int r = first_result; r < (int)results.size(); r++) {
+                const auto at = std::find(finalists.begin(), finalists.end(), r);
+                const double c = at == finalists.end() || change.empty() ? drift : change[at - finalists.begin()];
+                ratios[r - first_result] *= c;
+                results[r].ms /= c;
+            }
+            for (int r = first_result; r < (int)results.size(); r++)
+                if (ratios[r - first_result] > best_ratio) {
+                    best_ratio = ratios[r - first_result];
+                    best_tf = flop / results[r].ms * 1e-9;
+                    best = cands[results[r].cand].name + " split " + std::to_string(results[r].splits);
+                }
             printf("   best: %s, %.2f TFLOP/s, %.3f of cuBLAS\n", best.c_str(), best_tf,
                    best_ratio);
             fflush(stdout);
