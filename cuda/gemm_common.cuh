@@ -533,11 +533,12 @@ __device__ __forceinline__ void tl_stamp(int, int64_t, int) {}
 // computed one tile per block as usual; the other `tiles` are cut into their k-tiles, `iters`
 // in all, and `ctas` blocks (one wave) each take an equal run of consecutive ones: so the last
 // wave is as long for every SM instead of leaving SMs idle. A run covers the end of one tile,
-// whole tiles, the start of another (streamk_run takes them from its first tile boundary on). A tile that several blocks share is summed by the last of
-// them to arrive: each writes its partial sums to its slot in `partials` (two per block: its
-// first piece, which starts inside a tile, and its last, which ends inside one), counts itself
-// in arrived[tile], and the one that completes the count adds the slots in the order of the
-// blocks (the same bits on every run) and stores C.
+// whole tiles, the start of another (streamk_run takes them from its first tile boundary on).
+// A tile that several blocks share is summed by the last of them to arrive: each writes its
+// partial sums to its slot in `partials` (two per block: its first piece, which starts inside a
+// tile, and its last, which ends inside one), counts itself in arrived[tile], and the one that
+// completes the count adds the slots in the order of the blocks (the same bits on every run)
+// and stores C.
 struct StreamK {
     int64_t first;  // tiles before the stream-K part (in the rasterized order)
     int64_t tiles;  // tiles of the stream-K part

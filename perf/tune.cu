@@ -146,13 +146,14 @@ int tune(const std::vector<Candidate<T>> &cands, const Options &o, const char *p
             double best_tf = 0, best_ratio = 0;
             const int first_result = (int)results.size(); // this problem's results, and ratios
             std::vector<double> ratios;
+            auto run_on = [&](const Candidate<T> &cand, int splits) { // on the latest set
+                CHECK_CUDA(cand.run(ta, tb, m, n, k, T(1), A[set], lda, B[set], ldb, T(0), C[set], ldc,
+                                    splits, ws, s));
+            };
             for (int ci = 0; ci < (int)cands.size(); ci++) {
                 const Candidate<T> &cand = cands[ci];
                 for (int splits : split_options(cand, sh, sms)) {
-                    auto run = [&] {
-                        CHECK_CUDA(cand.run(ta, tb, m, n, k, T(1), A[set], lda, B[set], ldb, T(0),
-                                            C[set], ldc, splits, ws, s));
-                    };
+                    auto run = [&] { run_on(cand, splits); };
                     auto timed = [&] {
                         set = (set + 1) % sets;
                         run();
@@ -193,21 +194,22 @@ int tune(const std::vector<Candidate<T>> &cands, const Options &o, const char *p
             // The final: the candidates (with their best split) within 5% of the best ratio,
             // at most 4, timed again next to cuBLAS in `final_rounds` rounds, one after the
             // other within a round and in a rotated order from round to round; each is then
-            // ranked by the median of its final ratios. One pass orders them by when each ran as much as by
-            // what each is: at 4096^3 DGEMM the pass's ratios moved by 0.05-0.08 between runs,
-            // more than the kernels differ there (Nsight Compute, clocks locked: 4% apart).
+            // ranked by the median of its final ratios. One pass orders them by when each ran
+            // as much as by what each is: at 4096^3 DGEMM the pass's ratios moved by 0.05-0.08
+            // between runs, more than the kernels differ there (Nsight Compute, clocks locked:
+            // 4% apart).
+            auto ratio_of = [&](int r) -> double & { return ratios[r - first_result]; };
             std::vector<int> finalists; // indices into results
             for (int r = first_result; r < (int)results.size(); r++) {
                 int same = -1; // the finalist of the same candidate
                 for (int i = 0; i < (int)finalists.size(); i++)
                     if (results[finalists[i]].cand == results[r].cand) same = i;
                 if (same < 0) finalists.push_back(r);
-                else if (ratios[r - first_result] > ratios[finalists[same] - first_result]) finalists[same] = r;
+                else if (ratio_of(r) > ratio_of(finalists[same])) finalists[same] = r;
             }
-            std::sort(finalists.begin(), finalists.end(), [&](int x, int y) {
-                return ratios[x - first_result] > ratios[y - first_result];
-            });
-            while (!finalists.empty() && ratios[finalists.back() - first_result] < 0.95 * ratios[finalists[0] - first_result])
+            std::sort(finalists.begin(), finalists.end(),
+                      [&](int x, int y) { return ratio_of(x) > ratio_of(y); });
+            while (!finalists.empty() && ratio_of(finalists.back()) < 0.95 * ratio_of(finalists[0]))
                 finalists.pop_back();
             if (finalists.size() > 4) finalists.resize(4);
             const int final_rounds = finalists.size() > 1 ? 3 : 0;
@@ -219,8 +221,7 @@ int tune(const std::vector<Candidate<T>> &cands, const Options &o, const char *p
                     const Candidate<T> &cand = cands[r.cand];
                     auto timed = [&] {
                         set = (set + 1) % sets;
-                        CHECK_CUDA(cand.run(ta, tb, m, n, k, T(1), A[set], lda, B[set], ldb, T(0),
-                                            C[set], ldc, r.splits, ws, s));
+                        run_on(cand, r.splits);
                     };
                     double ms_a, ms_c;
                     bench.time_pair_ms(timed, cublas, pair_reps, &ms_a, &ms_c);
@@ -235,7 +236,7 @@ int tune(const std::vector<Candidate<T>> &cands, const Options &o, const char *p
             for (size_t f = 0; f < finalists.size() && final_rounds > 0; f++) {
                 std::vector<double> &v = final_ratios[f];
                 std::sort(v.begin(), v.end());
-                change.push_back(v[v.size() / 2] / ratios[finalists[f] - first_result]);
+                change.push_back(v[v.size() / 2] / ratio_of(finalists[f]));
             }
             std::vector<double> sorted_change = change;
             std::sort(sorted_change.begin(), sorted_change.end());
@@ -243,12 +244,12 @@ int tune(const std::vector<Candidate<T>> &cands, const Options &o, const char *p
             for (int r = first_result; r < (int)results.size(); r++) {
                 const auto at = std::find(finalists.begin(), finalists.end(), r);
                 const double c = at == finalists.end() || change.empty() ? drift : change[at - finalists.begin()];
-                ratios[r - first_result] *= c;
+                ratio_of(r) *= c;
                 results[r].ms /= c;
             }
             for (int r = first_result; r < (int)results.size(); r++)
-                if (ratios[r - first_result] > best_ratio) {
-                    best_ratio = ratios[r - first_result];
+                if (ratio_of(r) > best_ratio) {
+                    best_ratio = ratio_of(r);
                     best_tf = flop / results[r].ms * 1e-9;
                     best = cands[results[r].cand].name + " split " + std::to_string(results[r].splits);
                 }
