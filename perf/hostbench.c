@@ -22,7 +22,8 @@
  * threads spin for 2^28 cycles (~0.1 s) after a call, and take the cores from whatever runs
  * next (with 0.1 s, libfastgemm in auto mode, which came after OpenBLAS in three rounds of
  * four, ran its GPU calls up to 2.2x slower than the forced-GPU column). A library makes as many timed calls as fill --min-time seconds
- * (default 1), at least 3 and at most 20, or a single one when its untimed call took over 2 s.
+ * (default 1), at least 3 and at most 20 (or as many as fill 50 ms, at most 1000, when calls
+ * are shorter than 2.5 ms), or a single one when its untimed call took over 2 s.
  * The median goes to stdout as a CSV row: label,prec,m,n,k,ms,gflops,max_rel_err. A wrong
  * result prints FAIL and exits 1.
  * The matrices are aligned to --align bytes (default 4096; 0: plain malloc). With malloc their
@@ -73,12 +74,15 @@ static int cmp(const void *x, const void *y)
 
 typedef struct { long m, n, k; } shape_t;
 
+/* The most timed calls of one library on one shape (calls under 2.5 ms make more than 20). */
+#define MAX_CALLS 1000
+
 typedef struct {
     const char *label, *mode;
     sgemm_fn sg;
     dgemm_fn dg;
     int (*set_mode)(const char *);
-    double first, worst, times[20];
+    double first, worst, times[MAX_CALLS];
     int want, reps;
 } lib_t;
 
@@ -226,7 +230,12 @@ int main(int argc, char **argv)
                     bad = 1;
                 }
                 L->want = L->first > 2.0 ? 1 : L->first * 3 >= min_time ? 3 : (int)(min_time / L->first);
-                if (L->want > 20) L->want = 20;
+                /* At most 20 calls, or as many as fill 50 ms. With 20 calls of 10-100 us (5 a
+                 * round, each round after a 0.25 s pause) the medians of libraries that ran the
+                 * same OpenBLAS code differed by 10-20% (perf/NOTES.md). */
+                int most = L->first * 20 >= 0.05 ? 20 : (int)(0.05 / L->first);
+                if (most > MAX_CALLS) most = MAX_CALLS;
+                if (L->want > most) L->want = most;
                 L->reps = 0;
             }
             /* The timed calls: rounds of each library's share, in the orders of the square. */
