@@ -15,6 +15,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include <atomic>
 
@@ -113,9 +114,39 @@ cudaError_t use_context(void *ctx)
                                                                    : cudaErrorInvalidResourceHandle;
 }
 
+// The start of the brk heap (malloc's main arena), from /proc/self/maps at the first look: 1 if
+// it cannot be read. Memory between it and the current break is ordinary host memory, never
+// device or managed memory, so its pointers need no driver query (3 x 0.15 us a call, up to 10%
+// of a 64^3 dgemm_ on the H100 host).
+std::atomic<uintptr_t> heap_start{0};
+
+uintptr_t find_heap_start()
+{
+    uintptr_t start = 1;
+    if (FILE *f = fopen("/proc/self/maps", "re")) {
+        char line[512];
+        while (fgets(line, sizeof line, f))
+            if (strstr(line, "[heap]")) {
+                start = static_cast<uintptr_t>(strtoull(line, nullptr, 16));
+                break;
+            }
+        fclose(f);
+        if (start == 1) start = reinterpret_cast<uintptr_t>(sbrk(0)); // no heap yet: it starts there
+    }
+    return start == static_cast<uintptr_t>(-1) || start == 0 ? 1 : start;
+}
+
+bool in_brk_heap(const void *p)
+{
+    uintptr_t lo = heap_start.load(std::memory_order_relaxed);
+    if (!lo) heap_start.store(lo = find_heap_start(), std::memory_order_relaxed);
+    const uintptr_t q = reinterpret_cast<uintptr_t>(p);
+    return lo > 1 && q >= lo && q < reinterpret_cast<uintptr_t>(sbrk(0));
+}
+
 fg_mem_kind kind_of(const Driver *d, const void *p, int *ordinal, void **ctx)
 {
-    if (!p) return FG_MEM_HOST;
+    if (!p || in_brk_heap(p)) return FG_MEM_HOST;
     unsigned type = 0, managed = 0;
     int dev = -1;
     CUcontext c = nullptr;

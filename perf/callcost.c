@@ -1,9 +1,11 @@
 /* callcost.c: what a small call costs. The wall time per call of dgemm_ at n = 4 to 128 through
  * any BLAS library (libfastgemm under its FASTGEMM_MODE, or OpenBLAS itself), the median of 31
  * batches of back-to-back calls; with --attrs, the cost of the one driver call libfastgemm makes
- * per operand to classify it (cuPointerGetAttributes on a host pointer).
+ * per operand to classify it (cuPointerGetAttributes on a host pointer). With --cuda the process
+ * first initializes the CUDA driver, as a process that uses CUDA has: libfastgemm classifies
+ * operands only where the driver is loaded.
  *
- *   fastgemm-callcost LIB LABEL      (CSV rows: label,routine,n,microseconds per call)
+ *   fastgemm-callcost LIB LABEL [--cuda]   (CSV rows: label,routine,n,microseconds per call)
  *   fastgemm-callcost --attrs */
 #include <dlfcn.h>
 #include <stdint.h>
@@ -16,18 +18,26 @@ typedef void (*dg_t)(const char *, const char *, const int *, const int *, const
                      const int *, size_t, size_t);
 static double now(void) { struct timespec t; clock_gettime(CLOCK_MONOTONIC, &t); return t.tv_sec + 1e-9 * t.tv_nsec; }
 static int cmp(const void *a, const void *b) { double x = *(const double *)a, y = *(const double *)b; return (x > y) - (x < y); }
+/* The CUDA driver loaded and device 0's primary context current: the driver's handle, or NULL. */
+static void *cuda_context(void)
+{
+    void *h = dlopen("libcuda.so.1", RTLD_NOW | RTLD_GLOBAL), *ctx = NULL;
+    int (*init)(unsigned) = h ? dlsym(h, "cuInit") : NULL;
+    int (*retain)(void **, int) = h ? dlsym(h, "cuDevicePrimaryCtxRetain") : NULL;
+    int (*setc)(void *) = h ? dlsym(h, "cuCtxSetCurrent") : NULL;
+    if (!init || !retain || !setc || init(0) || retain(&ctx, 0) || setc(ctx)) {
+        fprintf(stderr, "callcost: no CUDA driver or device\n");
+        return NULL;
+    }
+    return h;
+}
+
 int main(int argc, char **argv)
 {
     if (argc > 1 && !strcmp(argv[1], "--attrs")) {
-        void *h = dlopen("libcuda.so.1", RTLD_NOW), *ctx = NULL;
-        int (*init)(unsigned) = h ? dlsym(h, "cuInit") : NULL;
-        int (*retain)(void **, int) = h ? dlsym(h, "cuDevicePrimaryCtxRetain") : NULL;
-        int (*setc)(void *) = h ? dlsym(h, "cuCtxSetCurrent") : NULL;
+        void *h = cuda_context();
         int (*attrs)(unsigned, int *, void **, unsigned long long) = h ? dlsym(h, "cuPointerGetAttributes") : NULL;
-        if (!init || !retain || !setc || !attrs || init(0) || retain(&ctx, 0) || setc(ctx)) {
-            fprintf(stderr, "callcost: no CUDA driver or device\n");
-            return 1;
-        }
+        if (!attrs) return 1;
         double *p = malloc(1 << 20);
         unsigned type = 0, managed = 0; int dev = -1; void *c = 0;
         int at[4] = {2 /*MEMORY_TYPE*/, 8 /*IS_MANAGED*/, 9 /*DEVICE_ORDINAL*/, 1 /*CONTEXT*/};
@@ -42,7 +52,12 @@ int main(int argc, char **argv)
         printf("cuPointerGetAttributes (4 attributes, host pointer): %.3f us\n", best[15] * 1e6);
         return 0;
     }
+    if (argc < 3) {
+        fprintf(stderr, "usage: %s LIB LABEL [--cuda] | --attrs\n", argv[0]);
+        return 2;
+    }
     const char *lib = argv[1], *label = argv[2];
+    if (argc > 3 && !strcmp(argv[3], "--cuda") && !cuda_context()) return 1;
     void *h = dlopen(lib, RTLD_NOW | RTLD_GLOBAL);
     if (!h) { fprintf(stderr, "%s\n", dlerror()); return 1; }
     dg_t dg = (dg_t)dlsym(h, "dgemm_");
