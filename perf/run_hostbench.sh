@@ -26,7 +26,7 @@ echo "OpenBLAS: $OPENBLAS; NVBLAS: $NVBLAS" >&2
 NVBLAS_CONFIG_FILE="$OUT/nvblas.conf" "$BENCH" --lib "fastgemm_auto=$FG@auto" --lib "fastgemm_gpu=$FG@gpu" \
   --lib "nvblas=$NVBLAS" --lib "openblas=$OPENBLAS" $ARGS > "$OUT/hostbench.log" 2>&1
 echo "hostbench: exit $?" >&2
-{ echo "label,prec,m,n,k,ms,gflops,max_rel_err"; grep -E "^(fastgemm_auto|fastgemm_gpu|nvblas|openblas)," "$OUT/hostbench.log"; } \
+{ echo "label,prec,m,n,k,ms,gflops,max_rel_err,p25_ms,p75_ms,calls"; grep -E "^(fastgemm_auto|fastgemm_gpu|nvblas|openblas)," "$OUT/hostbench.log"; } \
   > "$OUT/hostbench.csv"
 grep FAIL "$OUT/hostbench.log" >&2
 # Untimed: the trace lines (the model's predictions, how the pipeline cut each call).
