@@ -116,8 +116,8 @@ cudaError_t use_context(void *ctx)
 
 // The start of the brk heap (malloc's main arena), from /proc/self/maps at the first look: 1 if
 // it cannot be read. Memory between it and the current break is ordinary host memory, never
-// device or managed memory, so its pointers need no driver query (3 x 0.15 us a call, up to 10%
-// of a 64^3 dgemm_ on the H100 host).
+// device or managed memory, so its pointers need no driver query (3 x 0.15 us a call, about 10%
+// of a 64^3 sgemm_ on the H100 host).
 std::atomic<uintptr_t> heap_start{0};
 
 uintptr_t find_heap_start()

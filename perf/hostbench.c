@@ -18,13 +18,14 @@
  * right after each other library once, so none follows OpenBLAS (or NVBLAS) more often than
  * another. (With an order that only rotated, the auto column came after OpenBLAS in every
  * round but one and after the first untimed calls, and took 5-15% longer than the forced-GPU
- * column at some shapes where both ran the same code.) Between two libraries the process sleeps 0.25 s: OpenBLAS's
- * threads spin for 2^28 cycles (~0.1 s) after a call, and take the cores from whatever runs
- * next (with 0.1 s, libfastgemm in auto mode, which came after OpenBLAS in three rounds of
- * four, ran its GPU calls up to 2.2x slower than the forced-GPU column). After the pause, a
- * share of calls under 0.1 s starts with one more untimed call: the first call after a sleep
- * wakes the BLAS's threads (0.1 ms for OpenBLAS at n = 128 on the build machine), which a
- * program calling in a loop does not pay, and which a share of 1-2 calls would count often.
+ * column at some shapes where both ran the same code.) Between two libraries the process
+ * sleeps 0.25 s: OpenBLAS's threads spin for 2^28 cycles (~0.1 s) after a call, and take the
+ * cores from whatever runs next (with 0.1 s, libfastgemm in auto mode, which came after
+ * OpenBLAS in three rounds of four, ran its GPU calls up to 2.2x slower than the forced-GPU
+ * column). After the pause, a share of calls under 0.1 s starts with one more untimed call:
+ * the first call after a sleep wakes the BLAS's threads (0.1 ms for OpenBLAS at n = 128 on the
+ * build machine), which a program calling in a loop does not pay, and which a share of 1-2
+ * calls would count often.
  * A library makes as many timed calls as fill --min-time seconds (default 1), at least 3 and
  * at most 20 (or as many as fill 50 ms, at most 1000, when calls are shorter than 2.5 ms), or
  * a single one when its untimed call took over 2 s; the count comes from the fastest of up to
@@ -273,11 +274,12 @@ int main(int argc, char **argv)
             for (int li = 0; li < nlib; li++) {
                 lib_t *L = &libs[li];
                 qsort(L->times, L->reps, sizeof *L->times, cmp);
-                const double med = quantile(L->times, L->reps, 0.5);
-                printf("%s,%c,%ld,%ld,%ld,%.4f,%.1f,%.2e,%.4f,%.4f,%d\n", L->label, *p, s.m, s.n, s.k,
-                       med * 1e3, 2.0 * s.m * s.n * s.k / med * 1e-9, L->worst,
-                       quantile(L->times, L->reps, 0.25) * 1e3, quantile(L->times, L->reps, 0.75) * 1e3,
-                       L->reps);
+                const double med = quantile(L->times, L->reps, 0.5),
+                             q1 = quantile(L->times, L->reps, 0.25),
+                             q3 = quantile(L->times, L->reps, 0.75);
+                printf("%s,%c,%ld,%ld,%ld,%.4f,%.1f,%.2e,%.4f,%.4f,%d\n", L->label, *p, s.m, s.n,
+                       s.k, med * 1e3, 2.0 * s.m * s.n * s.k / med * 1e-9, L->worst, q1 * 1e3,
+                       q3 * 1e3, L->reps);
             }
             fflush(stdout);
             free(a), free(b), free(c);
