@@ -168,7 +168,8 @@ static int gemm(const fg_gemm_args *g, double t0);
 
 int fg_gemm(const fg_gemm_args *g)
 {
-    double t0 = fg_now_s();
+    fg_get_config();
+    double t0 = trace_fd >= 0 ? fg_now_s() : 0; /* for the trace line only */
     pred_cpu = pred_gpu = -1;
     if (fg_quick_return(g)) {
         finish(g, FASTGEMM_BACKEND_NONE, NULL, t0);
@@ -189,6 +190,14 @@ static int gemm(const fg_gemm_args *g, double t0)
     fg_gpu_classify(g, &ops);
     int on_device = ops.a == FG_MEM_DEVICE || ops.b == FG_MEM_DEVICE || ops.c == FG_MEM_DEVICE;
     int managed = ops.a == FG_MEM_MANAGED || ops.b == FG_MEM_MANAGED || ops.c == FG_MEM_MANAGED;
+
+    /* A small call on host operands outside gpu mode: the CPU BLAS, with nothing to decide (the
+     * model keeps every such call on the CPU). Tracing takes the long way, for the predictions. */
+    if (!on_device && !managed && mode != FG_MODE_GPU && fg_small_call(g) && trace_fd < 0) {
+        fg_cpu_gemm(g);
+        last_backend = FASTGEMM_BACKEND_CPU;
+        return 0;
+    }
 
     int device = ops.device >= 0 ? ops.device : fg_default_device();
     /* Device operands cannot be read by the CPU BLAS: they go to the GPU in every mode. Host

@@ -41,6 +41,13 @@ static inline int fg_quick_return(const fg_gemm_args *g)
     return g->m == 0 || g->n == 0 || ((g->alpha == 0 || g->k == 0) && g->beta == 1);
 }
 static inline int fg_reads_ab(const fg_gemm_args *g) { return g->alpha != 0 && g->k > 0; }
+/* Below this many flops (a 128^3 call) the CPU is always faster than a GPU call's fixed cost:
+ * in auto mode such calls on host operands go to the CPU BLAS with no model and no CUDA. */
+#define FG_MODEL_MIN_FLOPS 4e6
+static inline int fg_small_call(const fg_gemm_args *g)
+{
+    return 2.0 * (double)g->m * (double)g->n * (double)g->k < FG_MODEL_MIN_FLOPS;
+}
 
 /* blas/gemm.c: the Fortran BLAS argument check; returns the first bad argument's position or 0. */
 FG_HIDDEN int fg_check_args(char ta, char tb, int64_t m, int64_t n, int64_t k, int64_t lda,

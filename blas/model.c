@@ -34,9 +34,6 @@
 #define NPTS 11
 static const int64_t sizes[NPTS] = {32, 64, 128, 192, 256, 384, 512, 768, 1024, 1536, 2048};
 #define QUICK_NPTS 9 /* the first-use run stops at 1024 and times each point twice */
-/* Below this many flops (a 128^3 call) the CPU is always faster than a GPU call's fixed cost:
- * no model, no CUDA. */
-#define FG_MODEL_MIN_FLOPS 4e6
 
 typedef struct {
     double t0[2]; /* seconds */
@@ -299,7 +296,7 @@ int fg_model_wants_gpu(const fg_gemm_args *g, const fg_operands *ops, int device
 {
     *t_cpu = *t_gpu = -1;
     /* Small calls, and C = beta*C, stay on the CPU: predicted only if a profile is at hand. */
-    if (!fg_reads_ab(g) || 2.0 * (double)g->m * (double)g->n * (double)g->k < FG_MODEL_MIN_FLOPS) {
+    if (!fg_reads_ab(g) || fg_small_call(g)) {
         if (fg_tracing()) fg_model_predict(g, ops, t_cpu, t_gpu);
         return 0;
     }

@@ -136,17 +136,25 @@ uintptr_t find_heap_start()
     return start == static_cast<uintptr_t>(-1) || start == 0 ? 1 : start;
 }
 
-bool in_brk_heap(const void *p)
-{
-    uintptr_t lo = heap_start.load(std::memory_order_relaxed);
-    if (!lo) heap_start.store(lo = find_heap_start(), std::memory_order_relaxed);
-    const uintptr_t q = reinterpret_cast<uintptr_t>(p);
-    return lo > 1 && q >= lo && q < reinterpret_cast<uintptr_t>(sbrk(0));
-}
+// The brk heap as it is now: [lo, hi), empty when its start is not known.
+struct BrkHeap {
+    uintptr_t lo, hi;
+    BrkHeap()
+    {
+        lo = heap_start.load(std::memory_order_relaxed);
+        if (!lo) heap_start.store(lo = find_heap_start(), std::memory_order_relaxed);
+        hi = lo > 1 ? reinterpret_cast<uintptr_t>(sbrk(0)) : lo;
+    }
+    bool holds(const void *p) const
+    {
+        const uintptr_t q = reinterpret_cast<uintptr_t>(p);
+        return q >= lo && q < hi;
+    }
+};
 
-fg_mem_kind kind_of(const Driver *d, const void *p, int *ordinal, void **ctx)
+fg_mem_kind kind_of(const Driver *d, const BrkHeap &heap, const void *p, int *ordinal, void **ctx)
 {
-    if (!p || in_brk_heap(p)) return FG_MEM_HOST;
+    if (!p || heap.holds(p)) return FG_MEM_HOST;
     unsigned type = 0, managed = 0;
     int dev = -1;
     CUcontext c = nullptr;
@@ -241,15 +249,18 @@ void fg_gpu_classify(const fg_gemm_args *g, fg_operands *ops)
     ops->a = ops->b = ops->c = FG_MEM_HOST;
     ops->device = -1;
     ops->context = nullptr;
+    const bool ab = fg_reads_ab(g); // otherwise A and B are never read: not even classified
+    const BrkHeap heap;
+    if (heap.holds(g->c) && (!ab || (heap.holds(g->a) && heap.holds(g->b)))) return; // no query
     const Driver *drv = forked_child ? nullptr : driver(); // no device memory in the child
     if (!drv) return;
     int dev[3] = {-1, -1, -1};
     void *ctx[3] = {nullptr, nullptr, nullptr};
-    if (fg_reads_ab(g)) { // otherwise A and B are never read: not even classified
-        ops->a = kind_of(drv, g->a, &dev[0], &ctx[0]);
-        ops->b = kind_of(drv, g->b, &dev[1], &ctx[1]);
+    if (ab) {
+        ops->a = kind_of(drv, heap, g->a, &dev[0], &ctx[0]);
+        ops->b = kind_of(drv, heap, g->b, &dev[1], &ctx[1]);
     }
-    ops->c = kind_of(drv, g->c, &dev[2], &ctx[2]);
+    ops->c = kind_of(drv, heap, g->c, &dev[2], &ctx[2]);
     bool one_context = true;
     for (int i = 0; i < 3; i++) {
         if (dev[i] < 0) continue;
