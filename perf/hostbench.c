@@ -11,12 +11,14 @@
  * with fastgemm_set_mode before each of its calls. --label names a single --lib without LABEL=.
  * With several libraries, every shape's calls are interleaved: after one untimed call of each
  * (checked at 64 random entries of C against dot products in long double), R rounds (default:
- * as many as libraries, twice as many for an odd count) in which each library in turn makes its
- * share of the timed calls. So the host's drifts, which move copy-bound calls by tens of percent
- * from one minute to the next, fall on all of them alike. The orders of the rounds form a
- * balanced Latin square (Williams): over R rounds each library comes at each place once and
- * right after each other library once, so none follows OpenBLAS (or NVBLAS) more often than
- * another. (With an order that only rotated, the auto column came after OpenBLAS in every
+ * three times as many as libraries, six times for an odd count) in which each library in turn
+ * makes its share of the timed calls. So the host's drifts, which move copy-bound calls by tens
+ * of percent from one minute to the next, fall on all of them alike. (With one pass of the
+ * square, 4 rounds for 4 libraries, the auto and forced-GPU columns, the same code at most GPU
+ * points, still differed by more than 5% at 4-7 of 36 points in each H100 run; perf/NOTES.md.)
+ * The orders of the rounds form a balanced Latin square (Williams): over each pass of it every
+ * library comes at each place once and right after each other library once, so none follows
+ * OpenBLAS (or NVBLAS) more often than another. (With an order that only rotated, the auto column came after OpenBLAS in every
  * round but one and after the first untimed calls, and took 5-15% longer than the forced-GPU
  * column at some shapes where both ran the same code.) Between two libraries the process
  * sleeps 0.25 s: OpenBLAS's threads spin for 2^28 cycles (~0.1 s) after a call, and take the
@@ -174,7 +176,7 @@ int main(int argc, char **argv)
             const int first = pos % 2 ? (pos + 1) / 2 : (nlib - pos / 2) % nlib;
             order[r][q] = (first + r) % nlib;
         }
-    if (rounds < 1) rounds = nrows;
+    if (rounds < 1) rounds = 3 * nrows; /* three passes of the square */
 
     shape_t shapes[64];
     int ns = 0;
