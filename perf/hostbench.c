@@ -18,13 +18,13 @@
  * points, still differed by more than 5% at 4-7 of 36 points in each H100 run; perf/NOTES.md.)
  * The orders of the rounds form a balanced Latin square (Williams): over each pass of it every
  * library comes at each place once and right after each other library once, so none follows
- * OpenBLAS (or NVBLAS) more often than another. (With an order that only rotated, the auto column came after OpenBLAS in every
- * round but one and after the first untimed calls, and took 5-15% longer than the forced-GPU
- * column at some shapes where both ran the same code.) Between two libraries the process
- * sleeps 0.25 s: OpenBLAS's threads spin for 2^28 cycles (~0.1 s) after a call, and take the
- * cores from whatever runs next (with 0.1 s, libfastgemm in auto mode, which came after
- * OpenBLAS in three rounds of four, ran its GPU calls up to 2.2x slower than the forced-GPU
- * column). After the pause, a share of calls under 0.1 s starts with one more untimed call:
+ * OpenBLAS (or NVBLAS) more often than another. (With an order that only rotated, the auto
+ * column came after OpenBLAS in every round but one and after the first untimed calls, and took
+ * 5-15% longer than the forced-GPU column at some shapes where both ran the same code.)
+ * Between two libraries the process sleeps 0.25 s: OpenBLAS's threads spin for 2^28 cycles
+ * (~0.1 s) after a call, and take the cores from whatever runs next (with 0.1 s, libfastgemm in
+ * auto mode, which came after OpenBLAS in three rounds of four, ran its GPU calls up to 2.2x
+ * slower than the forced-GPU column). After the pause, a share of calls under 0.1 s starts with one more untimed call:
  * the first call after a sleep wakes the BLAS's threads (0.1 ms for OpenBLAS at n = 128 on the
  * build machine), which a program calling in a loop does not pay, and which a share of 1-2
  * calls would count often.
