@@ -29,7 +29,7 @@
  * build machine), which a program calling in a loop does not pay, and which a share of 1-2
  * calls would count often.
  * A library makes as many timed calls as fill --min-time seconds (default 1), at least 3 and
- * at most 20 (or as many as fill 50 ms, at most 1000, when calls are shorter than 2.5 ms), or
+ * at most 20 (or as many as fill 0.5 s, at most 50000, when calls are shorter than 25 ms), or
  * a single one when its untimed call took over 2 s; the count comes from the fastest of up to
  * three untimed calls (a library's first call on a shape can be slow: libfastgemm probes the
  * GPU and reads its profile at the first call that needs them).
@@ -92,8 +92,8 @@ static double quantile(const double *v, int n, double q)
 
 typedef struct { long m, n, k; } shape_t;
 
-/* The most timed calls of one library on one shape (calls under 2.5 ms make more than 20). */
-#define MAX_CALLS 1000
+/* The most timed calls of one library on one shape (calls under 25 ms make more than 20). */
+#define MAX_CALLS 50000
 
 typedef struct {
     const char *label, *mode;
@@ -164,7 +164,7 @@ int main(int argc, char **argv)
                         "[--shapes all|square|MxNxK,...] [--max-n N] [--min-time S] [--rounds R]\n", argv[0]);
         return 2;
     }
-    lib_t libs[8];
+    static lib_t libs[8]; /* 400 KB of times each */
     for (int l = 0; l < nlib; l++)
         if (load_lib(&libs[l], specs[l], label) != 0) return 2;
     /* The rounds' orders: row r of a Williams square, the first row 0, 1, n-1, 2, n-2, ... and
@@ -252,10 +252,11 @@ int main(int argc, char **argv)
                     bad = 1;
                 }
                 L->want = L->first > 2.0 ? 1 : L->first * 3 >= min_time ? 3 : (int)(min_time / L->first);
-                /* At most 20 calls, or as many as fill 50 ms. With 20 calls of 10-100 us (5 a
+                /* At most 20 calls, or as many as fill 0.5 s. With 20 calls of 10-100 us (5 a
                  * round, each round after a 0.25 s pause) the medians of libraries that ran the
-                 * same OpenBLAS code differed by 10-20% (perf/NOTES.md). */
-                int most = L->first * 20 >= 0.05 ? 20 : (int)(0.05 / L->first);
+                 * same OpenBLAS code differed by 10-20%, and with 50 ms of them still by 5-8% at
+                 * n = 64-256 on the H100 host (perf/NOTES.md). */
+                int most = L->first * 20 >= 0.5 ? 20 : (int)(0.5 / L->first);
                 if (most > MAX_CALLS) most = MAX_CALLS;
                 if (L->want > most) L->want = most;
                 L->reps = 0;
