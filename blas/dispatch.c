@@ -164,11 +164,11 @@ static void finish(const fg_gemm_args *g, fastgemm_backend b, const char *why, d
 
 void fg_gemm_rejected(void) { last_backend = FASTGEMM_BACKEND_NONE; }
 
-static int gemm(const fg_gemm_args *g, double t0);
+static int gemm(const fg_gemm_args *g, const fg_config *cfg, double t0);
 
 int fg_gemm(const fg_gemm_args *g)
 {
-    fg_get_config();
+    const fg_config *cfg = fg_get_config();
     double t0 = trace_fd >= 0 ? fg_now_s() : 0; /* for the trace line only */
     pred_cpu = pred_gpu = -1;
     if (fg_quick_return(g)) {
@@ -176,14 +176,13 @@ int fg_gemm(const fg_gemm_args *g)
         return 0;
     }
     atomic_fetch_add(&active_calls, 1);
-    int rc = gemm(g, t0);
+    int rc = gemm(g, cfg, t0);
     atomic_fetch_sub(&active_calls, 1);
     return rc;
 }
 
-static int gemm(const fg_gemm_args *g, double t0)
+static int gemm(const fg_gemm_args *g, const fg_config *cfg, double t0)
 {
-    const fg_config *cfg = fg_get_config();
     const fg_mode mode = __atomic_load_n(&cfg->mode, __ATOMIC_RELAXED); /* fastgemm_set_mode */
 
     fg_operands ops;
