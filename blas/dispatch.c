@@ -97,6 +97,7 @@ static void read_config(void)
     config.device_mb = env_int("FASTGEMM_DEVICE_MEMORY_MB", 1, (long long)1 << 40, 0,
                                "a size in MB; no cap");
     config.fault_after = (long)env_int("FASTGEMM_FAULT_AFTER", 1, 1L << 30, 0, "a positive number; ignored");
+    config.learn = (int)env_int("FASTGEMM_LEARN", 0, 1, 0, "0 or 1; using 0");
 
     s = getenv("FASTGEMM_TRACE");
     if (s && *s && strcmp(s, "0") != 0) {
@@ -202,10 +203,14 @@ static int gemm(const fg_gemm_args *g, const fg_config *cfg, double t0)
     /* Device operands cannot be read by the CPU BLAS: they go to the GPU in every mode. Host
      * operands in auto mode go where the cost model (blas/model.c) predicts the shorter time. */
     int want_gpu = on_device || mode == FG_MODE_GPU || (mode == FG_MODE_AUTO && managed);
+    int learn = -1; /* FASTGEMM_LEARN: the model's slot for this call's time */
     if (!want_gpu && mode == FG_MODE_AUTO)
-        want_gpu = fg_model_wants_gpu(g, &ops, device, &pred_cpu, &pred_gpu);
+        want_gpu = fg_model_wants_gpu(g, &ops, device, &pred_cpu, &pred_gpu, &learn);
     else if (trace_fd >= 0)
         fg_model_predict(g, &ops, &pred_cpu, &pred_gpu);
+    /* For the trace: a side the model did not predict faster, taken to time it or as learned. */
+    const char *learned =
+        learn >= 0 && want_gpu != (pred_gpu < pred_cpu) ? "learning: not the model's side" : NULL;
     const char *fallback = NULL;
     char why[400] = "";
 
@@ -227,11 +232,14 @@ static int gemm(const fg_gemm_args *g, const fg_config *cfg, double t0)
     }
     if (want_gpu && use_cuda) {
         if (fg_gpu_usable(&device)) {
+            const double tl = learn >= 0 ? fg_now_s() : 0;
             int rc = fg_gpu_gemm(g, &ops, device, why, sizeof why);
+            if (rc == FG_GPU_OK && learn >= 0) fg_model_learn(learn, g, 1, fg_now_s() - tl);
             if (rc == FG_GPU_OK) { /* the device, and what the GPU side reports, if anything */
                 char where[440] = "";
                 if (trace_fd >= 0)
-                    snprintf(where, sizeof where, "device %d%s%s", device, why[0] ? "; " : "", why);
+                    snprintf(where, sizeof where, "device %d%s%s%s%s", device, why[0] ? "; " : "",
+                             why, learned ? "; " : "", learned ? learned : "");
                 finish(g, FASTGEMM_BACKEND_GPU, where, t0);
                 return 0;
             }
@@ -264,9 +272,12 @@ static int gemm(const fg_gemm_args *g, const fg_config *cfg, double t0)
             return -1;
         }
     } else {
+        const double tl = learn >= 0 && !fallback ? fg_now_s() : 0;
         fg_cpu_gemm(g);
+        if (learn >= 0 && !fallback) fg_model_learn(learn, g, 0, fg_now_s() - tl);
     }
-    finish(g, fallback ? FASTGEMM_BACKEND_CPU_FALLBACK : FASTGEMM_BACKEND_CPU, fallback, t0);
+    finish(g, fallback ? FASTGEMM_BACKEND_CPU_FALLBACK : FASTGEMM_BACKEND_CPU,
+           fallback ? fallback : learned, t0);
     return 0;
 }
 

@@ -88,6 +88,8 @@ FG_HIDDEN void *fg_next_symbol(const char *name);
 FG_HIDDEN void fg_gpu_classify(const fg_gemm_args *g, fg_operands *ops);
 /* Probes the devices once. 1 when *device (out of range: replaced by 0) is usable. */
 FG_HIDDEN int fg_gpu_usable(int *device);
+/* 1 when the host-operand pipeline of `device` is set up (its pinned buffers allocated). */
+FG_HIDDEN int fg_gpu_warm(int device);
 /* Runs g on the GPU `device`. 0 on success; otherwise a one-line reason in why and
  * FG_GPU_FAILED (C untouched: any backend may redo the call), FG_GPU_FAILED_C_WRITTEN (C may
  * have been partly written: only a call with beta = 0 can be redone) or FG_GPU_FINISHED_ON_CPU
@@ -128,9 +130,17 @@ typedef int (*fg_omp_gemm_fn)(const fg_gemm_args *g, int a_on_device, int b_on_d
 
 /* blas/model.c: FASTGEMM_MODE=auto's cost model for host operands. Fills the predicted
  * seconds on each side (negative: no prediction; a call too small for the model is predicted
- * only when traced) and returns 1 when the GPU should run g. */
+ * only when traced) and returns 1 when the GPU should run g. With FASTGEMM_LEARN=1, where the
+ * two predictions are close, the side comes from the times of earlier calls of g's class:
+ * *learn is then its slot (else -1), and the dispatcher reports the call's time, if it ran on
+ * that side, with fg_model_learn. */
 FG_HIDDEN int fg_model_wants_gpu(const fg_gemm_args *g, const fg_operands *ops, int device,
-                                 double *t_cpu, double *t_gpu);
+                                 double *t_cpu, double *t_gpu, int *learn);
+FG_HIDDEN void fg_model_learn(int slot, const fg_gemm_args *g, int gpu, double seconds);
+/* The side (1: GPU) of a class's next call: n[side] calls timed so far, best[side] their best
+ * seconds per flop, calls the class's calls decided before; gpu_ok: the GPU may be tried. */
+FG_HIDDEN int fg_learn_pick(const int n[2], const double best[2], long calls, int model_gpu,
+                            int gpu_ok);
 /* The predictions alone, from a profile already loaded (no calibration): 0, or -1. */
 FG_HIDDEN int fg_model_predict(const fg_gemm_args *g, const fg_operands *ops, double *t_cpu,
                                double *t_gpu);
@@ -151,6 +161,7 @@ typedef struct {
     int64_t block;     /* FASTGEMM_BLOCK: rows/columns of its blocks, or 0 (by size) */
     int64_t device_mb; /* FASTGEMM_DEVICE_MEMORY_MB: a cap on its device memory, or 0 */
     long fault_after;  /* FASTGEMM_FAULT_AFTER (tests): its Nth kernel launch fails, or 0 */
+    int learn;         /* FASTGEMM_LEARN: the auto mode learns from its calls (blas/model.c) */
 } fg_config;
 FG_HIDDEN const fg_config *fg_get_config(void);
 /* The device of calls without device operands: FASTGEMM_DEVICE, else the OpenMP runtime's

@@ -25,6 +25,7 @@
 #include <math.h>
 #include <pthread.h>
 #include <sched.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -291,10 +292,84 @@ static void predict(const fg_gemm_args *g, const fg_operands *ops, double *tc, d
     *tg = prof.t0[dt] + fmax(bytes / prof.bw, F / rate(prof.gpu[dt], prof.t0[dt], F, prof.kernel[dt]));
 }
 
+/* ---- learning from the calls (FASTGEMM_LEARN=1; off by default until measured) ----
+ * The profile's CPU time for a call moves by up to 2x with where the matrices lie and with the
+ * host's state while it was measured (perf/NOTES.md), and near the crossover that decides the
+ * side: one H100 host's profile sent sgemm_ 256 to the GPU path at 1.6x OpenBLAS's time. So
+ * where the two predictions lie within LEARN_WINDOW of each other, the calls of a class
+ * (precision, transposes, beta = 0 or not, m, n and k to half an octave) are timed: the first
+ * LEARN_SAMPLES on the model's side, the next on the other side, then the side with the better
+ * best time per flop, with every LEARN_RECHECK-th call on the other side again (a host's slow
+ * stretch can spoil the first samples). The GPU side is tried against the model only where
+ * its pipeline is already set up: a first GPU call pays for the pinned buffers. */
+#define LEARN_WINDOW 1.5
+#define LEARN_SAMPLES 2
+#define LEARN_RECHECK 64
+#define LEARN_SLOTS 64
+
+typedef struct {
+    uint32_t key;   /* 0: free */
+    int n[2];       /* calls timed on the CPU [0] and the GPU [1] */
+    long calls;     /* calls decided */
+    double best[2]; /* the best seconds per flop of each side */
+} learn_t;
+static learn_t learned[LEARN_SLOTS];
+static pthread_mutex_t learn_lock = PTHREAD_MUTEX_INITIALIZER;
+
+int fg_learn_pick(const int n[2], const double best[2], long calls, int model_gpu, int gpu_ok)
+{
+    const int other = !model_gpu;
+    if (n[model_gpu] < LEARN_SAMPLES || (other && !gpu_ok)) return model_gpu;
+    if (n[other] < LEARN_SAMPLES) return other;
+    const int faster = best[1] < best[0];
+    return calls % LEARN_RECHECK == LEARN_RECHECK - 1 && (faster || gpu_ok) ? !faster : faster;
+}
+
+static uint32_t class_key(const fg_gemm_args *g)
+{
+    const int64_t dims[3] = {g->m, g->n, g->k};
+    uint32_t key = 1u << 31 | (uint32_t)(g->dt == FG_F64) << 30 | (uint32_t)(g->ta != 'N') << 29 |
+                   (uint32_t)(g->tb != 'N') << 28 | (uint32_t)(g->beta != 0) << 27;
+    for (int i = 0; i < 3; i++) key |= (uint32_t)(2.0 * log2((double)dims[i])) << (18 - 9 * i);
+    return key;
+}
+
+/* The side the class's calls so far pick, and its slot in *slot (-1: the model decides). */
+static int learn_side(const fg_gemm_args *g, int device, double t_cpu, double t_gpu, int *slot)
+{
+    const int model_gpu = t_gpu < t_cpu;
+    *slot = -1;
+    if (fmax(t_cpu, t_gpu) > LEARN_WINDOW * fmin(t_cpu, t_gpu)) return model_gpu;
+    const uint32_t key = class_key(g);
+    const int gpu_ok = fg_gpu_warm(device);
+    pthread_mutex_lock(&learn_lock);
+    int i = (int)(key * 2654435761u >> 26) % LEARN_SLOTS;
+    learn_t *e = &learned[i];
+    if (e->key != key) *e = (learn_t){key, {0, 0}, 0, {INFINITY, INFINITY}}; /* a new class */
+    const int side = fg_learn_pick(e->n, e->best, e->calls++, model_gpu, gpu_ok);
+    pthread_mutex_unlock(&learn_lock);
+    *slot = i;
+    return side;
+}
+
+void fg_model_learn(int slot, const fg_gemm_args *g, int gpu, double seconds)
+{
+    if (slot < 0 || slot >= LEARN_SLOTS) return;
+    const double per_flop = seconds / (2.0 * (double)g->m * (double)g->n * (double)g->k);
+    pthread_mutex_lock(&learn_lock);
+    learn_t *e = &learned[slot];
+    if (e->key == class_key(g)) { /* not taken over by another class meanwhile */
+        e->n[gpu]++;
+        if (per_flop < e->best[gpu]) e->best[gpu] = per_flop;
+    }
+    pthread_mutex_unlock(&learn_lock);
+}
+
 int fg_model_wants_gpu(const fg_gemm_args *g, const fg_operands *ops, int device, double *t_cpu,
-                       double *t_gpu)
+                       double *t_gpu, int *learn)
 {
     *t_cpu = *t_gpu = -1;
+    *learn = -1;
     /* Small calls, and C = beta*C, stay on the CPU: predicted only if a profile is at hand. */
     if (!fg_reads_ab(g) || fg_small_call(g)) {
         if (fg_tracing()) fg_model_predict(g, ops, t_cpu, t_gpu);
@@ -306,6 +381,7 @@ int fg_model_wants_gpu(const fg_gemm_args *g, const fg_operands *ops, int device
     pthread_mutex_unlock(&prof_lock);
     if (!ok) return 0;
     predict(g, ops, t_cpu, t_gpu);
+    if (fg_get_config()->learn) return learn_side(g, device, *t_cpu, *t_gpu, learn);
     return *t_gpu < *t_cpu;
 }
 

@@ -31,6 +31,7 @@
 #include <string.h>
 
 #include <algorithm>
+#include <atomic>
 #include <deque>
 #include <mutex>
 #include <vector>
@@ -79,7 +80,7 @@ struct Slot {
 
 struct Context {
     std::mutex lock; // one pipelined call at a time per device: it fills the PCIe link alone
-    bool ready = false;
+    std::atomic<bool> ready{false}; // read without the lock by fg_gpu_warm
     cudaStream_t up, comp, down;
     std::vector<Slot> slots;
     size_t slot_bytes = 0;
@@ -879,6 +880,12 @@ struct Pipeline {
 };
 
 } // namespace
+
+int fg_gpu_warm(int device)
+{
+    return device >= 0 && device < MAX_DEVICES &&
+           contexts[device].ready.load(std::memory_order_relaxed);
+}
 
 cudaError_t fg_pool_alloc(void **p, size_t bytes, cudaStream_t s)
 {

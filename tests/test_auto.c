@@ -4,6 +4,9 @@
  *                         the CPU, large ones on the GPU, all right, each traced with both
  *                         predictions.
  *   test_auto first-use   no profile: the first large call measures a short one and stores it.
+ *   test_auto learn       (FASTGEMM_LEARN=1) calibrated; then 8 calls of each square shape
+ *                         near the crossover (n = 256-768) on either side, all right; every
+ *                         side the model did not predict faster says so in the trace.
  * FASTGEMM_TRACE names $XDG_CACHE_HOME/trace.txt: every line there has the predictions. */
 #include "../cpu_ref/ref.h"
 #include "testutil.h"
@@ -22,6 +25,7 @@ static int profiles(void) /* files in $XDG_CACHE_HOME/fastgemm */
     return n;
 }
 
+/* want: the side the call must run on, or FASTGEMM_BACKEND_NONE for either. */
 static int call(int64_t n, int dbl, fastgemm_backend want)
 {
     size_t es = dbl ? 8 : 4, bytes = es * (size_t)(n * n);
@@ -44,7 +48,9 @@ static int call(int64_t n, int dbl, fastgemm_backend want)
         double e = dbl ? fabs(((double *)c)[i] - ((double *)ref)[i]) : fabs(((float *)c)[i] - ((float *)ref)[i]);
         if (!(e <= worst)) worst = e;
     }
-    int ok = got == want && worst <= tol;
+    int ok = (want == FASTGEMM_BACKEND_NONE ? got == FASTGEMM_BACKEND_CPU || got == FASTGEMM_BACKEND_GPU
+                                            : got == want) &&
+             worst <= tol;
     printf("%cgemm n=%-5lld backend=%-4s (want %s) max err %.1e  %s\n", dbl ? 'd' : 's', (long long)n,
            fastgemm_backend_name(got), fastgemm_backend_name(want), worst, ok ? "ok" : "FAIL");
     free(a), free(b), free(c), free(ref);
@@ -63,7 +69,15 @@ int main(int argc, char **argv)
         printf("FAIL: XDG_CACHE_HOME already holds a profile\n");
         return 1;
     }
-    if (!strcmp(argv[1], "calibrate")) {
+    if (!strcmp(argv[1], "learn")) {
+        if (fastgemm_calibrate(0) != 0) {
+            printf("FAIL: fastgemm_calibrate\n");
+            return 1;
+        }
+        for (int dbl = 0; dbl < 2; dbl++)
+            for (int64_t n = 256; n <= 768; n += 128)
+                for (int i = 0; i < 8; i++) fails += call(n, dbl, FASTGEMM_BACKEND_NONE);
+    } else if (!strcmp(argv[1], "calibrate")) {
         if (fastgemm_calibrate(1) != 0) {
             printf("FAIL: fastgemm_calibrate\n");
             return 1;
@@ -81,16 +95,31 @@ int main(int argc, char **argv)
     char path[1024], line[1024];
     snprintf(path, sizeof path, "%s/trace.txt", getenv("XDG_CACHE_HOME"));
     FILE *f = fopen(path, "r");
-    int lines = 0;
+    int lines = 0, learned = 0;
     while (f && fgets(line, sizeof line, f)) {
         lines++;
-        if (!strstr(line, " predicted cpu=")) {
+        const char *pred = strstr(line, " predicted cpu="), *side = strstr(line, " backend=");
+        double tc, tg;
+        if (!pred || sscanf(pred, " predicted cpu=%lf ms gpu=%lf ms", &tc, &tg) != 2) {
             printf("FAIL: a trace line without the predictions: %s", line);
+            fails++;
+            continue;
+        }
+        /* A side the model did not predict faster is one the learning took, and says so. */
+        const int on_gpu = side && !strncmp(side, " backend=gpu ", 13);
+        const int on_cpu = side && !strncmp(side, " backend=cpu ", 13);
+        const int against = tg != tc && ((on_gpu && tg > tc) || (on_cpu && tg < tc)); /* as printed */
+        const int says = strstr(line, "learning: not the model's side") != NULL;
+        learned += says;
+        if (tg != tc && against != says) {
+            printf("FAIL: %s the model's side, %s: %s", against ? "not" : "on",
+                   says ? "but says otherwise" : "and does not say so", line);
             fails++;
         }
     }
     if (f) fclose(f);
     if (lines == 0) printf("FAIL: no trace in %s\n", path), fails++;
+    printf("%d of %d calls took the side the model did not predict faster\n", learned, lines);
     printf("test_auto %s: %s\n", argv[1], fails ? "FAIL" : "ok");
     return fails != 0;
 }
