@@ -3,12 +3,15 @@
  * (NVBLAS_CONFIG_FILE set), OpenBLAS. perf/run_hostbench.sh runs the issue's four in one process
  * and writes the CSV.
  *
- *   fastgemm-hostbench --lib [LABEL=]PATH[@MODE] [--lib ...] [--label NAME] [--prec s|d|sd]
- *                      [--shapes all|square|LIST] [--max-n N] [--min-time S] [--rounds R]
- *                      [--align BYTES]
+ *   fastgemm-hostbench [--lib-env VAR=VALUE] --lib [LABEL=]PATH[@MODE] [--lib ...] [--label NAME]
+ *                      [--prec s|d|sd] [--shapes all|square|LIST] [--max-n N] [--min-time S]
+ *                      [--rounds R] [--align BYTES]
  *
  * Each --lib is loaded privately (RTLD_LOCAL); @MODE (auto, gpu, cpu) sets a libfastgemm's mode
- * with fastgemm_set_mode before each of its calls. --label names a single --lib without LABEL=.
+ * with fastgemm_set_mode before each of its calls. --lib-env sets VAR only while the next --lib
+ * is loaded and its mode first set, which is when libfastgemm reads its settings: a second
+ * copy of libfastgemm (another file: dlopen shares one path's instance) can so run with other
+ * settings in the same process, e.g. FASTGEMM_LEARN=1 against the default. --label names a single --lib without LABEL=.
  * With several libraries, every shape's calls are interleaved: after one untimed call of each
  * (checked at 64 random entries of C against dot products in long double), R rounds (default:
  * three times as many as libraries, six times for an odd count) in which each library in turn
@@ -107,7 +110,7 @@ typedef struct {
 } lib_t;
 
 /* --lib [LABEL=]PATH[@MODE] */
-static int load_lib(lib_t *l, char *spec, const char *label)
+static int load_lib_now(lib_t *l, char *spec, const char *label)
 {
     char *eq = strchr(spec, '='), *at = strrchr(spec, '@');
     l->label = label;
@@ -133,6 +136,24 @@ static int load_lib(lib_t *l, char *spec, const char *label)
     return 0;
 }
 
+/* --lib [LABEL=]PATH[@MODE], with env (VAR=VALUE, or NULL) set while it loads */
+static int load_lib(lib_t *l, char *spec, const char *label, char *env)
+{
+    char *eqv = env ? strchr(env, '=') : NULL, *old = NULL;
+    if (eqv) {
+        *eqv = 0;
+        if (getenv(env)) old = strdup(getenv(env));
+        setenv(env, eqv + 1, 1);
+    }
+    const int rc = load_lib_now(l, spec, label);
+    if (eqv) {
+        old ? setenv(env, old, 1) : unsetenv(env); /* as it was for the other libraries */
+        free(old);
+        *eqv = '=';
+    }
+    return rc;
+}
+
 static void sleep_s(double s)
 {
     struct timespec t = {(time_t)s, (long)((s - (double)(time_t)s) * 1e9)};
@@ -142,13 +163,16 @@ static void sleep_s(double s)
 int main(int argc, char **argv)
 {
     const char *prec = "sd", *which = "all", *label = "lib";
-    char *specs[8];
+    char *specs[8], *envs[8] = {NULL}, *next_env = NULL;
     int nlib = 0, rounds = 0;
     long max_n = 16384;
     double min_time = 1.0;
     size_t align = 4096;
     for (int i = 1; i + 1 < argc; i += 2) {
-        if (!strcmp(argv[i], "--lib") && nlib < 8) specs[nlib++] = argv[i + 1];
+        if (!strcmp(argv[i], "--lib") && nlib < 8) {
+            envs[nlib] = next_env, next_env = NULL;
+            specs[nlib++] = argv[i + 1];
+        } else if (!strcmp(argv[i], "--lib-env") && strchr(argv[i + 1], '=')) next_env = argv[i + 1];
         else if (!strcmp(argv[i], "--label")) label = argv[i + 1];
         else if (!strcmp(argv[i], "--prec")) prec = argv[i + 1];
         else if (!strcmp(argv[i], "--shapes")) which = argv[i + 1];
@@ -162,13 +186,14 @@ int main(int argc, char **argv)
         }
     }
     if (!nlib) {
-        fprintf(stderr, "usage: %s --lib [LABEL=]PATH[@MODE] [--lib ...] [--label NAME] [--prec s|d|sd] "
-                        "[--shapes all|square|MxNxK,...] [--max-n N] [--min-time S] [--rounds R]\n", argv[0]);
+        fprintf(stderr, "usage: %s [--lib-env VAR=VALUE] --lib [LABEL=]PATH[@MODE] [--lib ...] [--label NAME] "
+                        "[--prec s|d|sd] [--shapes all|square|MxNxK,...] [--max-n N] [--min-time S] "
+                        "[--rounds R] [--align BYTES]\n", argv[0]);
         return 2;
     }
     static lib_t libs[8]; /* 400 KB of times each */
     for (int l = 0; l < nlib; l++)
-        if (load_lib(&libs[l], specs[l], label) != 0) return 2;
+        if (load_lib(&libs[l], specs[l], label, envs[l]) != 0) return 2;
     /* The rounds' orders: row r of a Williams square, the first row 0, 1, n-1, 2, n-2, ... and
      * row r that plus r (mod n); for odd n, rows n..2n-1 are the first n reversed. */
     int nrows = nlib % 2 ? 2 * nlib : nlib, order[16][8];
