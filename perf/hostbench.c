@@ -11,7 +11,8 @@
  * with fastgemm_set_mode before each of its calls. --lib-env sets VAR only while the next --lib
  * is loaded and its mode first set, which is when libfastgemm reads its settings: a second
  * copy of libfastgemm (another file: dlopen shares one path's instance) can so run with other
- * settings in the same process, e.g. FASTGEMM_LEARN=1 against the default. --label names a single --lib without LABEL=.
+ * settings in the same process, e.g. FASTGEMM_LEARN=1 against the default. --label names a
+ * single --lib without LABEL=.
  * With several libraries, every shape's calls are interleaved: after one untimed call of each
  * (checked at 64 random entries of C against dot products in long double), R rounds (default:
  * three times as many as libraries, six times for an odd count) in which each library in turn
@@ -27,10 +28,10 @@
  * Between two libraries the process sleeps 0.25 s: OpenBLAS's threads spin for 2^28 cycles
  * (~0.1 s) after a call, and take the cores from whatever runs next (with 0.1 s, libfastgemm in
  * auto mode, which came after OpenBLAS in three rounds of four, ran its GPU calls up to 2.2x
- * slower than the forced-GPU column). After the pause, a share of calls under 0.1 s starts with one more untimed call:
- * the first call after a sleep wakes the BLAS's threads (0.1 ms for OpenBLAS at n = 128 on the
- * build machine), which a program calling in a loop does not pay, and which a share of 1-2
- * calls would count often.
+ * slower than the forced-GPU column). After the pause, a share of calls under 0.1 s starts
+ * with one more untimed call: the first call after a sleep wakes the BLAS's threads (0.1 ms for
+ * OpenBLAS at n = 128 on the build machine), which a program calling in a loop does not pay,
+ * and which a share of 1-2 calls would count often.
  * A library makes as many timed calls as fill --min-time seconds (default 1), at least 3 and
  * at most 20 (or as many as fill 0.5 s, at most 50000, when calls are shorter than 25 ms), or
  * a single one when its untimed call took over 2 s; the count comes from the fastest of the
