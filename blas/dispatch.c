@@ -204,10 +204,13 @@ static int gemm(const fg_gemm_args *g, const fg_config *cfg, double t0)
      * operands in auto mode go where the cost model (blas/model.c) predicts the shorter time. */
     int want_gpu = on_device || mode == FG_MODE_GPU || (mode == FG_MODE_AUTO && managed);
     int learn = -1; /* FASTGEMM_LEARN: the model's slot for this call's time */
-    if (!want_gpu && mode == FG_MODE_AUTO)
+    int track = 0;  /* FASTGEMM_LEARN: the call is reported to the model (fg_model_ran) */
+    if (!want_gpu && mode == FG_MODE_AUTO) {
         want_gpu = fg_model_wants_gpu(g, &ops, device, &pred_cpu, &pred_gpu, &learn);
-    else if (trace_fd >= 0)
+        track = cfg->learn;
+    } else if (trace_fd >= 0) {
         fg_model_predict(g, &ops, &pred_cpu, &pred_gpu);
+    }
     /* For the trace: a side the model did not predict faster, taken to time it or as learned. */
     const char *learned =
         learn >= 0 && want_gpu != (pred_gpu < pred_cpu) ? "learning: not the model's side" : NULL;
@@ -232,9 +235,9 @@ static int gemm(const fg_gemm_args *g, const fg_config *cfg, double t0)
     }
     if (want_gpu && use_cuda) {
         if (fg_gpu_usable(&device)) {
-            const double tl = learn >= 0 ? fg_now_s() : 0;
+            const double tl = track ? fg_now_s() : 0;
             int rc = fg_gpu_gemm(g, &ops, device, why, sizeof why);
-            if (rc == FG_GPU_OK && learn >= 0) fg_model_learn(learn, g, 1, fg_now_s() - tl);
+            if (rc == FG_GPU_OK && track) fg_model_ran(learn, g, 1, tl, fg_now_s());
             if (rc == FG_GPU_OK) { /* the device, and what the GPU side reports, if anything */
                 char where[440] = "";
                 if (trace_fd >= 0)
@@ -272,9 +275,9 @@ static int gemm(const fg_gemm_args *g, const fg_config *cfg, double t0)
             return -1;
         }
     } else {
-        const double tl = learn >= 0 && !fallback ? fg_now_s() : 0;
+        const double tl = track ? fg_now_s() : 0;
         fg_cpu_gemm(g);
-        if (learn >= 0 && !fallback) fg_model_learn(learn, g, 0, fg_now_s() - tl);
+        if (track) fg_model_ran(fallback ? -1 : learn, g, 0, tl, fg_now_s());
     }
     finish(g, fallback ? FASTGEMM_BACKEND_CPU_FALLBACK : FASTGEMM_BACKEND_CPU,
            fallback ? fallback : learned, t0);

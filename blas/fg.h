@@ -132,15 +132,35 @@ typedef int (*fg_omp_gemm_fn)(const fg_gemm_args *g, int a_on_device, int b_on_d
  * seconds on each side (negative: no prediction; a call too small for the model is predicted
  * only when traced) and returns 1 when the GPU should run g. With FASTGEMM_LEARN=1, where the
  * two predictions are close, the side comes from the times of earlier calls of g's class:
- * *learn is then its slot (else -1), and the dispatcher reports the call's time, if it ran on
- * that side, with fg_model_learn. */
+ * *learn is then its slot (else -1). */
 FG_HIDDEN int fg_model_wants_gpu(const fg_gemm_args *g, const fg_operands *ops, int device,
                                  double *t_cpu, double *t_gpu, int *learn);
-FG_HIDDEN void fg_model_learn(int slot, const fg_gemm_args *g, int gpu, double seconds);
-/* The side (1: GPU) of a class's next call: n[side] calls timed so far, best[side] their best
- * seconds per flop, calls the class's calls decided before; gpu_ok: the GPU may be tried. */
-FG_HIDDEN int fg_learn_pick(const int n[2], const double best[2], long calls, int model_gpu,
-                            int gpu_ok);
+/* With FASTGEMM_LEARN=1, every call the model placed reports its side and times here (slot:
+ * *learn of fg_model_wants_gpu, or -1), so that the learning knows which samples are clean. */
+FG_HIDDEN void fg_model_ran(int slot, const fg_gemm_args *g, int gpu, double t_start, double t_end);
+/* What a class's calls have taught so far. A sample is clean when its side was settled: not
+ * the class's first call on that side, after two calls on the same side, and for the GPU
+ * 0.15 s after the last CPU call. */
+typedef struct {
+    int n[2];           /* clean samples of the CPU [0] and the GPU [1] */
+    int tried[2];       /* samples, clean or not */
+    double best[2];     /* the best seconds per flop of the clean samples */
+    double any[2];      /* ... of all samples */
+    double since[2];    /* when the side's sampling (first or recheck) began; -1: not yet */
+    double spent[2];    /* seconds of its calls since then */
+    double clean_at[2]; /* when its last clean sample came */
+    int side;           /* the faster side at the last decision, or -1 before the first */
+    int checking;       /* the slower side while it is timed again, or -1 */
+    double due;         /* when the slower side is timed again */
+    double gap;         /* the gap before that, doubled at each recheck */
+} fg_learned;
+FG_HIDDEN void fg_learn_init(fg_learned *s);
+/* The side (1: GPU) of a class's next call at time `now`; gpu_ok: the GPU may be tried. */
+FG_HIDDEN int fg_learn_pick(fg_learned *s, double now, int model_gpu, int gpu_ok);
+/* One call of `gpu`'s side that took `seconds` (per_flop a flop), ending at `now`; settled:
+ * the side's calls before it make it clean (fg_model_ran's test). */
+FG_HIDDEN void fg_learn_sample(fg_learned *s, int gpu, double seconds, double per_flop, int settled,
+                               double now);
 /* The predictions alone, from a profile already loaded (no calibration): 0, or -1. */
 FG_HIDDEN int fg_model_predict(const fg_gemm_args *g, const fg_operands *ops, double *t_cpu,
                                double *t_gpu);

@@ -292,37 +292,104 @@ static void predict(const fg_gemm_args *g, const fg_operands *ops, double *tc, d
     *tg = prof.t0[dt] + fmax(bytes / prof.bw, F / rate(prof.gpu[dt], prof.t0[dt], F, prof.kernel[dt]));
 }
 
-/* ---- learning from the calls (FASTGEMM_LEARN=1; off by default until measured) ----
+/* ---- learning from the calls (FASTGEMM_LEARN=1; off by default) ----
  * The profile's CPU time for a call moves by up to 2x with where the matrices lie and with the
- * host's state while it was measured (perf/NOTES.md), and near the crossover that decides the
- * side: one H100 host's profile sent sgemm_ 256 to the GPU path at 1.6x OpenBLAS's time. So
- * where the two predictions lie within LEARN_WINDOW of each other, the calls of a class
- * (precision, transposes, beta = 0 or not, m, n and k to half an octave) are timed: the first
- * LEARN_SAMPLES on the model's side, the next on the other side, then the side with the better
- * best time per flop, with every LEARN_RECHECK-th call on the other side again (a host's slow
- * stretch can spoil the first samples). The GPU side is tried against the model only where
- * its pipeline is already set up: a first GPU call pays for the pinned buffers. */
-#define LEARN_WINDOW 1.5
+ * host's state while it was measured, and a slow stretch of the GPU path during the calibration
+ * can make its GPU times 3x too long (perf/NOTES.md). So where the two predictions lie within
+ * LEARN_WINDOW of each other, the calls of a class (precision, transposes, beta = 0 or not, m, n
+ * and k to half an octave) are timed: first on the model's side, then on the other, LEARN_SAMPLES
+ * clean samples each, then the side with the better best time per flop. A sample is clean when
+ * its side was settled. OpenBLAS's threads sleep after ~0.1 s without work and are slow to wake
+ * (dgemm_ 192's first two CPU calls after GPU ones took 0.248 and 0.183 ms against 0.065); they
+ * spin for ~0.1 s after a call, taking the cores from the GPU path's host copies; and a class's
+ * first GPU calls set up its buffers (sgemm_ 512: 194, 0.43 and 0.31 ms, then 0.24). So a sample
+ * needs two calls on its side right before it, must not be the class's first there, and on the
+ * GPU must come LEARN_SPIN_S after the last CPU call. A side's sampling, first or recheck, ends
+ * after LEARN_EXPLORE_S seconds of its calls with what it has (their time, not the clock's: a
+ * program that does other work between must not cut it short). The slower side is timed again
+ * after LEARN_FIRST_GAP seconds, then twice as long each time up to LEARN_MAX_GAP: by the clock,
+ * since a CPU call every 64th call of dgemm_ 768 kept OpenBLAS's threads spinning and cost the
+ * GPU calls 12%. The GPU side is tried against the model only where its pipeline is already set
+ * up: a first GPU call pays for the pinned buffers. */
+#define LEARN_WINDOW 2.0
 #define LEARN_SAMPLES 2
-#define LEARN_RECHECK 64
+#define LEARN_SPIN_S 0.15
+#define LEARN_EXPLORE_S 0.2
+#define LEARN_GIVE_UP_S 10.0 /* by the clock: a side whose calls fail or stop coming */
+#define LEARN_FIRST_GAP 2.0
+#define LEARN_MAX_GAP 64.0
 #define LEARN_SLOTS 64
 
 typedef struct {
-    uint32_t key;   /* 0: free */
-    int n[2];       /* calls timed on the CPU [0] and the GPU [1] */
-    long calls;     /* calls decided */
-    double best[2]; /* the best seconds per flop of each side */
+    uint32_t key; /* 0: free */
+    fg_learned s;
 } learn_t;
 static learn_t learned[LEARN_SLOTS];
+static struct {
+    int side;      /* the side of the last call the model placed, -1 before the first */
+    long calls;    /* calls on that side in a row */
+    double cpu_end; /* when the last CPU call ended */
+} last_run = {-1, 0, -1e300};
 static pthread_mutex_t learn_lock = PTHREAD_MUTEX_INITIALIZER;
 
-int fg_learn_pick(const int n[2], const double best[2], long calls, int model_gpu, int gpu_ok)
+void fg_learn_init(fg_learned *s)
 {
-    const int other = !model_gpu;
-    if (n[model_gpu] < LEARN_SAMPLES || (other && !gpu_ok)) return model_gpu;
-    if (n[other] < LEARN_SAMPLES) return other;
-    const int faster = best[1] < best[0];
-    return calls % LEARN_RECHECK == LEARN_RECHECK - 1 && (faster || gpu_ok) ? !faster : faster;
+    *s = (fg_learned){{0, 0}, {0, 0}, {INFINITY, INFINITY}, {INFINITY, INFINITY}, {-1, -1},
+                      {0, 0}, {-1e300, -1e300}, -1, -1, 0, 0};
+}
+
+/* The side has its samples: LEARN_SAMPLES clean ones, or as many of any kind and the time. */
+static int sampled(const fg_learned *s, int x, double now)
+{
+    return s->n[x] >= LEARN_SAMPLES || (s->tried[x] >= LEARN_SAMPLES && s->spent[x] >= LEARN_EXPLORE_S) ||
+           (s->since[x] >= 0 && now - s->since[x] >= LEARN_GIVE_UP_S);
+}
+
+static double best_of(const fg_learned *s, int x) { return s->n[x] ? s->best[x] : s->any[x]; }
+
+int fg_learn_pick(fg_learned *s, double now, int model_gpu, int gpu_ok)
+{
+    for (int i = 0; i < 2; i++) {
+        const int x = i ? !model_gpu : model_gpu;
+        if (sampled(s, x, now)) continue;
+        if (x && i && !gpu_ok) return 0; /* the GPU is not tried cold against the model */
+        if (s->since[x] < 0) s->since[x] = now;
+        return x;
+    }
+    if (s->checking >= 0) { /* a recheck lasts until a clean sample, or LEARN_EXPLORE_S */
+        const int x = s->checking;
+        if (s->clean_at[x] < s->since[x] && s->spent[x] < LEARN_EXPLORE_S &&
+            now - s->since[x] < LEARN_GIVE_UP_S && (!x || gpu_ok))
+            return x;
+        s->checking = -1;
+    }
+    const int faster = best_of(s, 1) < best_of(s, 0);
+    if (faster != s->side) { /* the first decision, or the other side won a recheck */
+        s->side = faster;
+        s->gap = LEARN_FIRST_GAP;
+        s->due = now + s->gap;
+        return faster;
+    }
+    if (now < s->due || (!faster && !gpu_ok)) return faster;
+    s->gap = fmin(2 * s->gap, LEARN_MAX_GAP);
+    s->due = now + s->gap;
+    s->checking = !faster;
+    s->since[!faster] = now;
+    s->spent[!faster] = 0;
+    return !faster;
+}
+
+void fg_learn_sample(fg_learned *s, int gpu, double seconds, double per_flop, int settled,
+                     double now)
+{
+    const int clean = settled && s->tried[gpu] > 0;
+    s->tried[gpu]++;
+    s->spent[gpu] += seconds;
+    s->any[gpu] = fmin(s->any[gpu], per_flop);
+    if (!clean) return;
+    s->n[gpu]++;
+    s->best[gpu] = fmin(s->best[gpu], per_flop);
+    s->clean_at[gpu] = now;
 }
 
 static uint32_t class_key(const fg_gemm_args *g)
@@ -342,26 +409,35 @@ static int learn_side(const fg_gemm_args *g, int device, double t_cpu, double t_
     if (fmax(t_cpu, t_gpu) > LEARN_WINDOW * fmin(t_cpu, t_gpu)) return model_gpu;
     const uint32_t key = class_key(g);
     const int gpu_ok = fg_gpu_warm(device);
+    const double now = fg_now_s();
     pthread_mutex_lock(&learn_lock);
     int i = (int)(key * 2654435761u >> 26) % LEARN_SLOTS;
     learn_t *e = &learned[i];
-    if (e->key != key) *e = (learn_t){key, {0, 0}, 0, {INFINITY, INFINITY}}; /* a new class */
-    const int side = fg_learn_pick(e->n, e->best, e->calls++, model_gpu, gpu_ok);
+    if (e->key != key) { /* a new class */
+        e->key = key;
+        fg_learn_init(&e->s);
+    }
+    const int side = fg_learn_pick(&e->s, now, model_gpu, gpu_ok);
     pthread_mutex_unlock(&learn_lock);
     *slot = i;
     return side;
 }
 
-void fg_model_learn(int slot, const fg_gemm_args *g, int gpu, double seconds)
+void fg_model_ran(int slot, const fg_gemm_args *g, int gpu, double t_start, double t_end)
 {
-    if (slot < 0 || slot >= LEARN_SLOTS) return;
-    const double per_flop = seconds / (2.0 * (double)g->m * (double)g->n * (double)g->k);
     pthread_mutex_lock(&learn_lock);
-    learn_t *e = &learned[slot];
-    if (e->key == class_key(g)) { /* not taken over by another class meanwhile */
-        e->n[gpu]++;
-        if (per_flop < e->best[gpu]) e->best[gpu] = per_flop;
+    const int settled = last_run.side == gpu && last_run.calls >= 2 &&
+                        (!gpu || t_start - last_run.cpu_end >= LEARN_SPIN_S);
+    if (last_run.side == gpu) {
+        last_run.calls++;
+    } else {
+        last_run.side = gpu;
+        last_run.calls = 1;
     }
+    if (!gpu) last_run.cpu_end = t_end;
+    if (slot >= 0 && slot < LEARN_SLOTS && learned[slot].key == class_key(g)) /* still its class */
+        fg_learn_sample(&learned[slot].s, gpu, t_end - t_start,
+                        (t_end - t_start) / (2.0 * (double)g->m * (double)g->n * (double)g->k), settled, t_end);
     pthread_mutex_unlock(&learn_lock);
 }
 
