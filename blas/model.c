@@ -341,7 +341,8 @@ void fg_learn_init(fg_learned *s)
 /* The side has its samples: LEARN_SAMPLES clean ones, or as many of any kind and the time. */
 static int sampled(const fg_learned *s, int x, double now)
 {
-    return s->n[x] >= LEARN_SAMPLES || (s->tried[x] >= LEARN_SAMPLES && s->spent[x] >= LEARN_EXPLORE_S) ||
+    return s->n[x] >= LEARN_SAMPLES ||
+           (s->tried[x] >= LEARN_SAMPLES && s->spent[x] >= LEARN_EXPLORE_S) ||
            (s->since[x] >= 0 && now - s->since[x] >= LEARN_GIVE_UP_S);
 }
 
@@ -435,9 +436,10 @@ void fg_model_ran(int slot, const fg_gemm_args *g, int gpu, double t_start, doub
         last_run.calls = 1;
     }
     if (!gpu) last_run.cpu_end = t_end;
+    const double flops = 2.0 * (double)g->m * (double)g->n * (double)g->k;
     if (slot >= 0 && slot < LEARN_SLOTS && learned[slot].key == class_key(g)) /* still its class */
-        fg_learn_sample(&learned[slot].s, gpu, t_end - t_start,
-                        (t_end - t_start) / (2.0 * (double)g->m * (double)g->n * (double)g->k), settled, t_end);
+        fg_learn_sample(&learned[slot].s, gpu, t_end - t_start, (t_end - t_start) / flops, settled,
+                        t_end);
     pthread_mutex_unlock(&learn_lock);
 }
 

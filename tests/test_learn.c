@@ -50,7 +50,8 @@ int main(void)
     sample(&s, 0, 1e-12, 1, 0.00);
     sample(&s, 0, 3e-12, 0, 0.01);
     sample(&s, 0, 1e-12, 1, 0.02);
-    check("the class's first call on a side is not clean, even settled", s.n[0] == 1 && s.tried[0] == 3);
+    check("the class's first call on a side is not clean, even settled",
+          s.n[0] == 1 && s.tried[0] == 3);
     expect("model cpu: one clean cpu sample: more cpu", &s, 0.03, 0, 1, 0);
     sample(&s, 0, 1e-12, 1, 0.03);
     /* Then the other side: the GPU only with its pipeline set up. */
@@ -90,7 +91,8 @@ int main(void)
     expect("model cpu, sampled: try the gpu", &s, 1, 0, 1, 1);
     expect("10 s and no gpu sample (its calls failed): the cpu", &s, 11, 0, 1, 0);
     s = both(1e-12, 2e-12);
-    for (double t = 0; t < 1000; t += 70) fg_learn_pick(&s, t, 1, 1), fg_learn_pick(&s, t + 11, 1, 1);
+    for (double t = 0; t < 1000; t += 70)
+        fg_learn_pick(&s, t, 1, 1), fg_learn_pick(&s, t + 11, 1, 1);
     check("the gap stops doubling at 64 s", s.gap == 64);
     /* A recheck that wins: the other side, and the schedule starts again. */
     s = both(2e-12, 1e-12);
