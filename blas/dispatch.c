@@ -206,7 +206,8 @@ static int gemm(const fg_gemm_args *g, const fg_config *cfg, double t0)
     int learn = -1; /* FASTGEMM_LEARN: the model's slot for this call's time */
     int track = 0;  /* FASTGEMM_LEARN: the call is reported to the model (fg_model_ran) */
     if (!want_gpu && mode == FG_MODE_AUTO) {
-        want_gpu = fg_model_wants_gpu(g, &ops, device, &pred_cpu, &pred_gpu, &learn);
+        want_gpu = fg_model_wants_gpu(g, &ops, device, &pred_cpu, &pred_gpu,
+                                      cfg->learn ? &learn : NULL);
         track = cfg->learn;
     } else if (trace_fd >= 0) {
         fg_model_predict(g, &ops, &pred_cpu, &pred_gpu);

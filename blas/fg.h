@@ -130,9 +130,9 @@ typedef int (*fg_omp_gemm_fn)(const fg_gemm_args *g, int a_on_device, int b_on_d
 
 /* blas/model.c: FASTGEMM_MODE=auto's cost model for host operands. Fills the predicted
  * seconds on each side (negative: no prediction; a call too small for the model is predicted
- * only when traced) and returns 1 when the GPU should run g. With FASTGEMM_LEARN=1, where the
- * two predictions are close, the side comes from the times of earlier calls of g's class:
- * *learn is then its slot (else -1). */
+ * only when traced) and returns 1 when the GPU should run g. With learn (NULL: FASTGEMM_LEARN
+ * is off), where the two predictions are close, the side comes from the times of earlier calls
+ * of g's class: *learn is then its slot (else -1). */
 FG_HIDDEN int fg_model_wants_gpu(const fg_gemm_args *g, const fg_operands *ops, int device,
                                  double *t_cpu, double *t_gpu, int *learn);
 /* With FASTGEMM_LEARN=1, every call the model placed reports its side and times here (slot:

@@ -357,7 +357,7 @@ int fg_learn_pick(fg_learned *s, double now, int model_gpu, int gpu_ok)
         if (s->since[x] < 0) s->since[x] = now;
         return x;
     }
-    if (s->checking >= 0) { /* a recheck lasts until a clean sample, or LEARN_EXPLORE_S */
+    if (s->checking >= 0) { /* a recheck: until a clean sample, as long as sampled() allows */
         const int x = s->checking;
         if (s->clean_at[x] < s->since[x] && s->spent[x] < LEARN_EXPLORE_S &&
             now - s->since[x] < LEARN_GIVE_UP_S && (!x || gpu_ok))
@@ -447,7 +447,7 @@ int fg_model_wants_gpu(const fg_gemm_args *g, const fg_operands *ops, int device
                        double *t_gpu, int *learn)
 {
     *t_cpu = *t_gpu = -1;
-    *learn = -1;
+    if (learn) *learn = -1;
     /* Small calls, and C = beta*C, stay on the CPU: predicted only if a profile is at hand. */
     if (!fg_reads_ab(g) || fg_small_call(g)) {
         if (fg_tracing()) fg_model_predict(g, ops, t_cpu, t_gpu);
@@ -459,7 +459,7 @@ int fg_model_wants_gpu(const fg_gemm_args *g, const fg_operands *ops, int device
     pthread_mutex_unlock(&prof_lock);
     if (!ok) return 0;
     predict(g, ops, t_cpu, t_gpu);
-    if (fg_get_config()->learn) return learn_side(g, device, *t_cpu, *t_gpu, learn);
+    if (learn) return learn_side(g, device, *t_cpu, *t_gpu, learn);
     return *t_gpu < *t_cpu;
 }
 
