@@ -147,7 +147,7 @@ typedef struct {
     double best[2];     /* the best seconds per flop of the clean samples */
     double any[2];      /* ... of all samples */
     double since[2];    /* when the side's sampling (first or recheck) began; -1: not yet */
-    double spent[2];    /* seconds of its calls since then */
+    double spent[2];    /* seconds of its calls since then (never its first call) */
     double clean_at[2]; /* when its last clean sample came */
     int side;           /* the faster side at the last decision, or -1 before the first */
     int checking;       /* the slower side while it is timed again, or -1 */
@@ -161,6 +161,9 @@ FG_HIDDEN int fg_learn_pick(fg_learned *s, double now, int model_gpu, int gpu_ok
  * the side's calls before it make it clean (fg_model_ran's test). */
 FG_HIDDEN void fg_learn_sample(fg_learned *s, int gpu, double seconds, double per_flop, int settled,
                                double now);
+/* The points of a profile row (times of the calibration's square sizes) to measure again:
+ * flag[i] = 1 where no machine gives such a time. Returns how many. */
+FG_HIDDEN int fg_profile_suspects(const double *t, int npts, int *flag);
 /* The predictions alone, from a profile already loaded (no calibration): 0, or -1. */
 FG_HIDDEN int fg_model_predict(const fg_gemm_args *g, const fg_operands *ops, double *t_cpu,
                                double *t_gpu);
