@@ -38,7 +38,10 @@
  * untimed calls: three, or as many as fill 20 ms after the first (at most 200). A library's
  * first calls on a shape can be slow (libfastgemm probes the GPU and reads its profile at the
  * first call that needs them), and with three of them at 6 ms one H100 run gave auto 83 calls
- * of sgemm_ 128, 7 a share, where OpenBLAS made 15612 (perf/NOTES.md).
+ * of sgemm_ 128, 7 a share, where OpenBLAS made 15612 (perf/NOTES.md). With 20 ms of untimed
+ * calls, the learning copy of a later run still had all of them at 5.5 ms or more at sgemm_ 320
+ * (90 calls; its median 0.195 ms). So a share whose median call takes under half the untimed
+ * calls' best sets the count again from that median, for the rounds left.
  * The median goes to stdout as a CSV row: label,prec,m,n,k,ms,gflops,max_rel_err,p25_ms,
  * p75_ms,calls (the quartiles show a spread the median hides). A wrong result prints FAIL and
  * exits 1.
@@ -109,6 +112,20 @@ typedef struct {
     double first, worst, times[MAX_CALLS];
     int want, reps;
 } lib_t;
+
+/* The timed calls of a library whose fastest call takes L->first (never fewer than planned
+ * before): as many as fill min_time seconds, at least 3, or one above 2 s; at most 20, or as
+ * many as fill 0.5 s. With 20 calls of 10-100 us (5 a round, each round after a 0.25 s pause)
+ * the medians of libraries that ran the same OpenBLAS code differed by 10-20%, and with 50 ms
+ * of them still by 5-8% at n = 64-256 on the H100 host (perf/NOTES.md). */
+static void plan_calls(lib_t *L, double min_time)
+{
+    int want = L->first > 2.0 ? 1 : L->first * 3 >= min_time ? 3 : (int)(min_time / L->first);
+    int most = L->first * 20 >= 0.5 ? 20 : (int)(0.5 / L->first);
+    if (most > MAX_CALLS) most = MAX_CALLS;
+    if (want > most) want = most;
+    if (want > L->want) L->want = want;
+}
 
 /* --lib [LABEL=]PATH[@MODE] */
 static int load_lib_now(lib_t *l, char *spec, const char *label)
@@ -281,14 +298,8 @@ int main(int argc, char **argv)
                            s.k, L->worst, bound);
                     bad = 1;
                 }
-                L->want = L->first > 2.0 ? 1 : L->first * 3 >= min_time ? 3 : (int)(min_time / L->first);
-                /* At most 20 calls, or as many as fill 0.5 s. With 20 calls of 10-100 us (5 a
-                 * round, each round after a 0.25 s pause) the medians of libraries that ran the
-                 * same OpenBLAS code differed by 10-20%, and with 50 ms of them still by 5-8% at
-                 * n = 64-256 on the H100 host (perf/NOTES.md). */
-                int most = L->first * 20 >= 0.5 ? 20 : (int)(0.5 / L->first);
-                if (most > MAX_CALLS) most = MAX_CALLS;
-                if (L->want > most) L->want = most;
+                L->want = 0;
+                plan_calls(L, min_time);
                 L->reps = 0;
             }
             /* The timed calls: rounds of each library's share, in the orders of the square. */
@@ -301,7 +312,17 @@ int main(int argc, char **argv)
                         sleep_s(0.25);
                         if (L->first < 0.1) (void)CALL(L); /* wakes the threads, untimed */
                     }
+                    const int from = L->reps;
                     while (L->reps < upto) L->times[L->reps++] = CALL(L);
+                    /* A share's median under half the untimed calls' best: those were slow (the
+                     * first calls on a shape), and the count comes from it for the rounds left. */
+                    static double share[MAX_CALLS];
+                    const int got = L->reps - from;
+                    if (!got) continue;
+                    memcpy(share, L->times + from, sizeof *share * (size_t)got);
+                    qsort(share, (size_t)got, sizeof *share, cmp);
+                    const double med = quantile(share, got, 0.5);
+                    if (med < 0.5 * L->first) L->first = med, plan_calls(L, min_time);
                 }
 #undef CALL
             for (int li = 0; li < nlib; li++) {
