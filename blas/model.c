@@ -210,10 +210,11 @@ int fg_profile_suspects(const double *t, int npts, int *flag)
     return count;
 }
 
-static void pause_s(double s)
+/* best_time of the square call n^3 (dt 0: sgemm_, 1: dgemm_) on the calibration's matrices. */
+static double square_time(int dt, int64_t n, int gpu, int device, int reps, void *a, void *b, void *c)
 {
-    const struct timespec ts = {(time_t)s, (long)((s - (double)(time_t)s) * 1e9)};
-    nanosleep(&ts, NULL);
+    fg_gemm_args g = {dt ? FG_F64 : FG_F32, 'N', 'N', n, n, n, n, n, n, 1.0, 0.0, a, b, c, "calibrate"};
+    return best_time(&g, gpu, device, reps);
 }
 
 static int measure(profile_t *p, int device, int quick, int verbose)
@@ -235,9 +236,7 @@ static int measure(profile_t *p, int device, int quick, int verbose)
     for (int gpu = 1; gpu >= 0; gpu--)
         for (int dt = 0; dt < 2; dt++)
             for (int i = 0; i < npts; i++) {
-                int64_t n = sizes[i];
-                fg_gemm_args g = {dt ? FG_F64 : FG_F32, 'N', 'N', n, n, n, n, n, n, 1.0, 0.0, a, b, c, "calibrate"};
-                double t = best_time(&g, gpu, device, reps);
+                double t = square_time(dt, sizes[i], gpu, device, reps, a, b, c);
                 if (t < 0) goto out;
                 (gpu ? p->gpu : p->cpu)[dt][i] = t;
             }
@@ -256,16 +255,14 @@ static int measure(profile_t *p, int device, int quick, int verbose)
                 if (!fg_profile_suspects(row, npts, flag)) continue;
                 for (int i = 0; i < npts; i++) {
                     if (!flag[i] || kept[gpu][dt][i]) continue;
-                    int64_t n = sizes[i];
-                    fg_gemm_args g = {dt ? FG_F64 : FG_F32, 'N', 'N', n, n, n, n, n, n, 1.0, 0.0, a, b, c, "calibrate"};
-                    if (gpu && !again) pause_s(0.2);
+                    if (gpu && !again) nanosleep(&(struct timespec){0, 200000000}, NULL); /* 0.2 s */
                     again = 1;
-                    double t = best_time(&g, gpu, device, reps);
+                    double t = square_time(dt, sizes[i], gpu, device, reps, a, b, c);
                     if (t < 0) goto out;
                     kept[gpu][dt][i] = t >= 0.9 * row[i] && t <= 1.1 * row[i];
                     if (verbose)
                         printf("%cgemm_ %lld on the %s again: %.4f ms (was %.4f)\n", dt ? 'd' : 's',
-                               (long long)n, gpu ? "GPU" : "CPU", t * 1e3, row[i] * 1e3);
+                               (long long)sizes[i], gpu ? "GPU" : "CPU", t * 1e3, row[i] * 1e3);
                     row[i] = fmin(row[i], t);
                 }
             }
