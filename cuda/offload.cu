@@ -324,8 +324,6 @@ struct Pipeline {
         rows_at = bounds(m, mb);
         cols_at = bounds(n, nb);
         const int nra = (int)rows_at.size() - 1, ncb = (int)cols_at.size() - 1;
-        int ia = ha ? 0 : nra, jb = hb ? 0 : ncb; // blocks present
-        int pending_a = -1;                        // in before the next kernel
         const int64_t piece = std::min(2 * nb, std::max<int64_t>(nb, 4096));
         // The slices of the first arrivals, up to 8: only where a slice's kernels still fill the
         // GPU (blocks of 2048 or more a side) and reading and writing C once per slice costs
@@ -342,15 +340,17 @@ struct Pipeline {
             return !can_slice || s < 2 ? k : ((k + s - 1) / s + 63) / 64 * 64;
         };
         int arrival = 0;
-        // The kernels of one arrival: C(r0:r1, c0:c1), slice by slice, in pieces.
-        auto add = [&](int64_t r0, int64_t r1, int64_t c0, int64_t c1, int a_blk, int b_blk, bool last) {
+        // The kernels of one arrival: C(r0:r1, c0:c1) on k in [kb, ke) (ke < 0: all of k, sliced
+        // for the first arrivals), in pieces.
+        auto add = [&](int64_t r0, int64_t r1, int64_t c0, int64_t c1, int a_blk, int b_blk, bool last, int64_t kb,
+                       int64_t ke) {
             const int64_t rstep = last && hc ? std::min<int64_t>(piece, std::clamp<int64_t>(mb, 512, 2048)) : piece;
             // Not the last arrival, unless it is the only one: its kernels end the call, and
             // sliced they would leave all of their C to come out after the last one.
-            const bool sliced = arrival < SLICED_ARRIVALS && (ha || hb) && (!last || arrival == 0);
+            const bool sliced = ke < 0 && arrival < SLICED_ARRIVALS && (ha || hb) && (!last || arrival == 0);
             const int64_t kc = slice_k(arrival++);
-            const int64_t step = sliced && kc < k ? kc : std::max<int64_t>(k, 1); // k = 0: one job
-            for (int64_t k0 = 0; k0 == 0 || k0 < k; k0 += step) {
+            const int64_t step = ke >= 0 ? ke - kb : sliced && kc < k ? kc : std::max<int64_t>(k, 1); // k = 0: one job
+            for (int64_t k0 = kb; k0 == kb || k0 < (ke < 0 ? k : ke); k0 += step) {
                 int a = a_blk, b = b_blk;
                 for (int64_t c = c0; c < c1; c += piece)
                     for (int64_t r = r0; r < r1; r += rstep) {
@@ -364,19 +364,45 @@ struct Pipeline {
             }
         };
         if (!ha && !hb) { // only C is host memory: kernels by column blocks, C out as they end
-            for (int j = 0; j < ncb; j++) add(0, m, cols_at[j], cols_at[j + 1], -1, -1, false);
+            for (int j = 0; j < ncb; j++) add(0, m, cols_at[j], cols_at[j + 1], -1, -1, false, 0, -1);
             return;
         }
-        while (ia < nra || jb < ncb) {
-            if (ia < nra && (jb >= ncb || ia <= jb)) {
-                ia++;
-                if (jb > 0) add(rows_at[ia - 1], rows_at[ia], 0, cols_at[jb], ia - 1, -1, ia == nra && jb == ncb);
-                else pending_a = ia - 1;
-            } else {
-                jb++;
-                add(0, rows_at[ia], cols_at[jb - 1], cols_at[jb], pending_a, jb - 1, ia == nra && jb == ncb);
-                pending_a = -1;
+        // The blocks in alternately, on k in [kb, ke); the pass that ends the call has `final`.
+        auto pass = [&](int64_t kb, int64_t ke, bool final) {
+            int ia = ha ? 0 : nra, jb = hb ? 0 : ncb; // blocks present
+            int pending_a = -1;                        // in before the next kernel
+            while (ia < nra || jb < ncb) {
+                if (ia < nra && (jb >= ncb || ia <= jb)) {
+                    ia++;
+                    if (jb > 0)
+                        add(rows_at[ia - 1], rows_at[ia], 0, cols_at[jb], ia - 1, -1, final && ia == nra && jb == ncb,
+                            kb, ke);
+                    else
+                        pending_a = ia - 1;
+                } else {
+                    jb++;
+                    add(0, rows_at[ia], cols_at[jb - 1], cols_at[jb], pending_a, jb - 1,
+                        final && ia == nra && jb == ncb, kb, ke);
+                    pending_a = -1;
+                }
             }
+        };
+        // Doubles in blocks of 2048 (the larger side 7172-8195), whose kernels take about as long
+        // as their copies: in one pass the first arrivals bring little work and the last a quarter
+        // of it, so on the H100 host the GPU waited for copies 6 of its 26 ms and had 10 ms of
+        // kernels left when the last block was in. In two passes (the first half of k of every
+        // block, then the second half) each arrival is half as long, and the first pass's
+        // kernels are queued before the second pass's come; C comes out as the second pass's
+        // kernels end. There, dgemm_ 8192's last kernel ended at 25.0-25.6 ms instead of
+        // 28.3-32.9, and the call took 0.96-1.01x as long (four A/B runs, one H100 host whose
+        // copies then bound it: perf/NOTES.md). With blocks of 4096 (n >= 12288) the GPU is
+        // the longer pole, and two passes took 1.00-1.02x as long: not used there.
+        if (es == 8 && can_slice && nra >= 2 && ncb >= 2 && std::max(mb, nb) <= 2048) {
+            const int64_t kh = (k / 2 + 63) / 64 * 64;
+            pass(0, kh, false);
+            pass(kh, k, true);
+        } else {
+            pass(0, -1, true);
         }
     }
     // Block boundaries over `total`, blocks of b. (Cutting the first and last blocks smaller, to

@@ -3,7 +3,8 @@
  * mostly larger than needed, each case through one of the five entry points in turn, on fresh
  * random inputs, checked against OpenBLAS with the netlib error gauge
  *   |C - Cref| <= 2 (k+2) eps (|alpha| |op(A)| |op(B)| + |beta| |C0|)   (NaN fails).
- * Device and managed operands start 0 to 3 elements past an aligned address.
+ * Device and managed operands start 0 to 3 elements past an aligned address; with --ptr mixed
+ * one or two of A, B and C lie in device memory, in turn from case to case.
  * Padding rows of A, B and C hold NaN; C's must come back bit for bit, and beta = 0 cases start
  * with NaN in C, alpha = 0 cases with NaN in all of A and B. The backend that ran is checked
  * against FASTGEMM_MODE, FASTGEMM_BACKEND and the kind of pointers.
@@ -11,8 +12,9 @@
  * dimensions below 64, the rest log-uniform), transposes, scalars, leading dimensions and
  * offsets, the same checks: the larger tiles, the kernel table's choices and split-K.
  * --min-size N: the random dimensions log-uniform from N to --max-size, none smaller.
- * Usage: test_gemm --prec s|d [--ptr host|device|managed] [--max-size N] [--min-size N] [--stride N]
- *                  [--random N] [--seed S] [--case I] (a failure prints the --seed/--case to replay) */
+ * Usage: test_gemm --prec s|d [--ptr host|device|managed|mixed] [--max-size N] [--min-size N]
+ *                  [--stride N] [--random N] [--seed S] [--case I]
+ *                  (a failure prints the --seed/--case to replay) */
 #include "../cpu_ref/ref.h"
 #include "testutil.h"
 
@@ -24,8 +26,8 @@ static const int64_t sizes[] = {1, 2, 3, 7, 31, 33, 63, 65, 127, 129, 255, 257};
 #define NSIZES ((int)(sizeof sizes / sizeof *sizes))
 static const double scalars[] = {0, 1, 0.7, -1.3};
 
-enum { PTR_HOST, PTR_DEVICE, PTR_MANAGED };
-static const char *const ptr_names[] = {"host", "device", "managed"};
+enum { PTR_HOST, PTR_DEVICE, PTR_MANAGED, PTR_MIXED };
+static const char *const ptr_names[] = {"host", "device", "managed", "mixed"};
 static int ptr_kind = PTR_HOST;
 static uint64_t seed;
 static long failures, checked;
@@ -33,6 +35,13 @@ static void *gpu_buf[3]; /* device or managed copies of A, B, C */
 static size_t gpu_cap = 300 * 300 * sizeof(double) + 64;
 
 static int64_t max64(int64_t a, int64_t b) { return a > b ? a : b; }
+
+/* The operands of case idx in device (or managed) memory, bit 0 A, 1 B, 2 C: all, none, or
+ * with --ptr mixed one or two of them, in turn. */
+static int on_device(long idx)
+{
+    return ptr_kind == PTR_HOST ? 0 : ptr_kind == PTR_MIXED ? 1 + (int)(idx % 6) : 7;
+}
 
 /* Most leading dimensions exceed the rows they hold; a quarter are exact. */
 static int64_t leading(rng_t *r, int64_t rows)
@@ -47,10 +56,11 @@ static void report(long idx, const char *prec, api_t api, char ta, char tb, int6
     if (++failures <= 20)
         fprintf(stderr,
                 "FAIL %s: prec=%s api=%s ta=%c tb=%c m=%lld n=%lld k=%lld lda=%lld ldb=%lld "
-                "ldc=%lld alpha=%g beta=%g ptr=%s  (replay: --seed %llu --case %ld)\n",
+                "ldc=%lld alpha=%g beta=%g ptr=%s (device operands %d)  (replay: --seed %llu "
+                "--case %ld)\n",
                 what, prec, api_names[api], ta, tb, (long long)m, (long long)n, (long long)k,
                 (long long)lda, (long long)ldb, (long long)ldc, alpha, beta, ptr_names[ptr_kind],
-                (unsigned long long)seed, idx);
+                on_device(idx), (unsigned long long)seed, idx);
 }
 
 static int backend_ok(fastgemm_backend got, int quick)
@@ -109,21 +119,20 @@ static int backend_ok(fastgemm_backend got, int quick)
                     g[i + j * m] += fabs((double)beta) * fabs((double)c0[i + j * ldc]);         \
                                                                                                 \
         T *ua = a, *ub = b, *uc = c;                                                            \
-        if (ptr_kind != PTR_HOST) {                                                             \
-            /* Device operands start 0 to 3 elements past an aligned address. */                \
-            if (test_copy((T *)gpu_buf[0] + off[0], a, na * sizeof(T)) ||                       \
-                test_copy((T *)gpu_buf[1] + off[1], b, nb * sizeof(T)) ||                       \
-                test_copy((T *)gpu_buf[2] + off[2], c, nc * sizeof(T))) {                       \
-                report(idx, #SUF, api, ta, tb, m, n, k, lda, ldb, ldc, alpha, beta, "copy in"); \
-                goto out;                                                                       \
-            }                                                                                   \
-            ua = (T *)gpu_buf[0] + off[0];                                                      \
-            ub = (T *)gpu_buf[1] + off[1];                                                      \
-            uc = (T *)gpu_buf[2] + off[2];                                                      \
+        const int dev = on_device(idx);                                                         \
+        /* Device operands start 0 to 3 elements past an aligned address. */                    \
+        if (((dev & 1) && test_copy((T *)gpu_buf[0] + off[0], a, na * sizeof(T))) ||             \
+            ((dev & 2) && test_copy((T *)gpu_buf[1] + off[1], b, nb * sizeof(T))) ||             \
+            ((dev & 4) && test_copy((T *)gpu_buf[2] + off[2], c, nc * sizeof(T)))) {             \
+            report(idx, #SUF, api, ta, tb, m, n, k, lda, ldb, ldc, alpha, beta, "copy in");     \
+            goto out;                                                                           \
         }                                                                                       \
+        if (dev & 1) ua = (T *)gpu_buf[0] + off[0];                                             \
+        if (dev & 2) ub = (T *)gpu_buf[1] + off[1];                                             \
+        if (dev & 4) uc = (T *)gpu_buf[2] + off[2];                                             \
         CALL(api, ta, tb, m, n, k, alpha, ua, lda, ub, ldb, beta, uc, ldc);                     \
         fastgemm_backend be = fastgemm_last_backend();                                          \
-        if (ptr_kind != PTR_HOST && test_copy(c, (T *)gpu_buf[2] + off[2], nc * sizeof(T))) {   \
+        if ((dev & 4) && test_copy(c, (T *)gpu_buf[2] + off[2], nc * sizeof(T))) {              \
             report(idx, #SUF, api, ta, tb, m, n, k, lda, ldb, ldc, alpha, beta, "copy out");    \
             goto out;                                                                           \
         }                                                                                       \
@@ -176,7 +185,7 @@ int main(int argc, char **argv)
     for (int i = 1; i + 1 < argc; i += 2) {
         if (!strcmp(argv[i], "--prec")) prec = argv[i + 1];
         else if (!strcmp(argv[i], "--ptr")) {
-            for (int p = 0; p < 3; p++)
+            for (int p = 0; p < 4; p++)
                 if (!strcmp(argv[i + 1], ptr_names[p])) ptr_kind = p;
         } else if (!strcmp(argv[i], "--max-size")) max_size = atoll(argv[i + 1]);
         else if (!strcmp(argv[i], "--min-size")) min_size = atoll(argv[i + 1]);
