@@ -93,6 +93,8 @@ static void read_config(void)
     config.stream_k = (int)env_int("FASTGEMM_STREAM_K", 0, 2, 1, "0, 1 or 2; using 1");
     config.pinned_kb = env_int("FASTGEMM_PINNED_KB", 16, (long long)16 << 20, 128 << 10,
                                "a size from 16 to 16777216 (KB); using 131072");
+    config.slot_kb = env_int("FASTGEMM_SLOT_KB", 4, 1 << 20, 16 << 10,
+                             "a size from 4 to 1048576 (KB); using 16384");
     config.block = env_int("FASTGEMM_BLOCK", 16, 1 << 20, 0, "a block size from 16 to 1048576; using the default");
     config.device_mb = env_int("FASTGEMM_DEVICE_MEMORY_MB", 1, (long long)1 << 40, 0,
                                "a size in MB; no cap");
@@ -203,7 +205,7 @@ static int gemm(const fg_gemm_args *g, const fg_config *cfg, double t0)
     /* Device operands cannot be read by the CPU BLAS: they go to the GPU in every mode. Host
      * operands in auto mode go where the cost model (blas/model.c) predicts the shorter time. */
     int want_gpu = on_device || mode == FG_MODE_GPU || (mode == FG_MODE_AUTO && managed);
-    int learn = -1; /* FASTGEMM_LEARN: the model's slot for this call's time */
+    fg_learn_ticket learn = {-1, 0}; /* FASTGEMM_LEARN: the class this call's time goes to */
     int track = 0;  /* FASTGEMM_LEARN: the call is reported to the model (fg_model_ran) */
     if (!want_gpu && mode == FG_MODE_AUTO) {
         want_gpu = fg_model_wants_gpu(g, &ops, device, &pred_cpu, &pred_gpu,
@@ -214,7 +216,7 @@ static int gemm(const fg_gemm_args *g, const fg_config *cfg, double t0)
     }
     /* For the trace: a side the model did not predict faster, taken to time it or as learned. */
     const char *learned =
-        learn >= 0 && want_gpu != (pred_gpu < pred_cpu) ? "learning: not the model's side" : NULL;
+        learn.slot >= 0 && want_gpu != (pred_gpu < pred_cpu) ? "learning: not the model's side" : NULL;
     const char *fallback = NULL;
     char why[400] = "";
 
@@ -278,7 +280,7 @@ static int gemm(const fg_gemm_args *g, const fg_config *cfg, double t0)
     } else {
         const double tl = track ? fg_now_s() : 0;
         fg_cpu_gemm(g);
-        if (track) fg_model_ran(fallback ? -1 : learn, g, 0, tl, fg_now_s());
+        if (track) fg_model_ran(fallback ? (fg_learn_ticket){-1, 0} : learn, g, 0, tl, fg_now_s());
     }
     finish(g, fallback ? FASTGEMM_BACKEND_CPU_FALLBACK : FASTGEMM_BACKEND_CPU,
            fallback ? fallback : learned, t0);

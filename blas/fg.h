@@ -128,16 +128,22 @@ typedef int (*fg_omp_gemm_fn)(const fg_gemm_args *g, int a_on_device, int b_on_d
                               int c_on_device, int device, const char *kernel, char *why,
                               size_t whylen);
 
+/* A call's class in the learning's table: its slot (-1: none) and key. */
+typedef struct {
+    int slot;
+    uint32_t key;
+} fg_learn_ticket;
 /* blas/model.c: FASTGEMM_MODE=auto's cost model for host operands. Fills the predicted
  * seconds on each side (negative: no prediction; a call too small for the model is predicted
  * only when traced) and returns 1 when the GPU should run g. With learn (NULL: FASTGEMM_LEARN
  * is off), where the two predictions are close, the side comes from the times of earlier calls
- * of g's class: *learn is then its slot (else -1). */
+ * of g's class: *learn is then its ticket (else slot -1). */
 FG_HIDDEN int fg_model_wants_gpu(const fg_gemm_args *g, const fg_operands *ops, int device,
-                                 double *t_cpu, double *t_gpu, int *learn);
-/* With FASTGEMM_LEARN=1, every call the model placed reports its side and times here (slot:
- * *learn of fg_model_wants_gpu, or -1), so that the learning knows which samples are clean. */
-FG_HIDDEN void fg_model_ran(int slot, const fg_gemm_args *g, int gpu, double t_start, double t_end);
+                                 double *t_cpu, double *t_gpu, fg_learn_ticket *learn);
+/* With FASTGEMM_LEARN=1, every call the model placed reports its side and times here (learn:
+ * fg_model_wants_gpu's ticket, or slot -1), so that the learning knows which samples are clean. */
+FG_HIDDEN void fg_model_ran(fg_learn_ticket learn, const fg_gemm_args *g, int gpu, double t_start,
+                            double t_end);
 /* What a class's calls have taught so far. A sample is clean when its side was settled: not
  * the class's first call on that side, after two calls on the same side, and for the GPU
  * 0.15 s after the last CPU call. */
@@ -181,6 +187,7 @@ typedef struct {
                          * pays (the default), 2 wherever it can run (tests) */
     /* The host-pointer pipeline (cuda/offload.cu): */
     int64_t pinned_kb; /* FASTGEMM_PINNED_KB: the pinned staging ring, default 128 MB */
+    int64_t slot_kb;   /* FASTGEMM_SLOT_KB: one slot of the ring (a copy's chunk), default 16 MB */
     int64_t block;     /* FASTGEMM_BLOCK: rows/columns of its blocks, or 0 (by size) */
     int64_t device_mb; /* FASTGEMM_DEVICE_MEMORY_MB: a cap on its device memory, or 0 */
     long fault_after;  /* FASTGEMM_FAULT_AFTER (tests): its Nth kernel launch fails, or 0 */

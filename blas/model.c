@@ -456,11 +456,11 @@ static uint32_t class_key(const fg_gemm_args *g)
     return key;
 }
 
-/* The side the class's calls so far pick, and its slot in *slot (-1: the model decides). */
-static int learn_side(const fg_gemm_args *g, int device, double t_cpu, double t_gpu, int *slot)
+/* The side the class's calls so far pick, and its ticket in *t (slot -1: the model decides). */
+static int learn_side(const fg_gemm_args *g, int device, double t_cpu, double t_gpu, fg_learn_ticket *t)
 {
     const int model_gpu = t_gpu < t_cpu;
-    *slot = -1;
+    t->slot = -1;
     if (fmax(t_cpu, t_gpu) > LEARN_WINDOW * fmin(t_cpu, t_gpu)) return model_gpu;
     const uint32_t key = class_key(g);
     const int gpu_ok = fg_gpu_warm(device);
@@ -474,11 +474,12 @@ static int learn_side(const fg_gemm_args *g, int device, double t_cpu, double t_
     }
     const int side = fg_learn_pick(&e->s, now, model_gpu, gpu_ok);
     pthread_mutex_unlock(&learn_lock);
-    *slot = i;
+    t->slot = i;
+    t->key = key;
     return side;
 }
 
-void fg_model_ran(int slot, const fg_gemm_args *g, int gpu, double t_start, double t_end)
+void fg_model_ran(fg_learn_ticket learn, const fg_gemm_args *g, int gpu, double t_start, double t_end)
 {
     pthread_mutex_lock(&learn_lock);
     const int settled = last_run.side == gpu && last_run.calls >= 2 &&
@@ -491,17 +492,18 @@ void fg_model_ran(int slot, const fg_gemm_args *g, int gpu, double t_start, doub
     }
     if (!gpu) last_run.cpu_end = t_end;
     const double flops = 2.0 * (double)g->m * (double)g->n * (double)g->k;
-    if (slot >= 0 && slot < LEARN_SLOTS && learned[slot].key == class_key(g)) /* still its class */
+    const int slot = learn.slot;
+    if (slot >= 0 && slot < LEARN_SLOTS && learned[slot].key == learn.key) /* still its class */
         fg_learn_sample(&learned[slot].s, gpu, t_end - t_start, (t_end - t_start) / flops, settled,
                         t_end);
     pthread_mutex_unlock(&learn_lock);
 }
 
 int fg_model_wants_gpu(const fg_gemm_args *g, const fg_operands *ops, int device, double *t_cpu,
-                       double *t_gpu, int *learn)
+                       double *t_gpu, fg_learn_ticket *learn)
 {
     *t_cpu = *t_gpu = -1;
-    if (learn) *learn = -1;
+    if (learn) learn->slot = -1;
     /* Small calls, and C = beta*C, stay on the CPU: predicted only if a profile is at hand. */
     if (!fg_reads_ab(g) || fg_small_call(g)) {
         if (fg_tracing()) fg_model_predict(g, ops, t_cpu, t_gpu);

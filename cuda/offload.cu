@@ -1,9 +1,10 @@
 // offload.cu: GEMMs with an operand in host memory, on the GPU.
 //
-// Each device gets a context at its first such call, kept for the life of the process: three
-// streams (copies in, kernels, copies out), events, and a ring of pinned staging buffers; device
-// memory comes from a memory pool that keeps what it has (cuda/offload.cu's device_pool). So the
-// hot path of a call makes no cudaMalloc, no cudaHostAlloc and never page-locks user memory.
+// Each device gets a context at its first such call, kept for the life of the process: four
+// streams (copies in, two for kernels, copies out), events, and a ring of pinned staging
+// buffers; device memory comes from a memory pool that keeps what it has (cuda/offload.cu's
+// device_pool). So the hot path of a call makes no cudaMalloc, no cudaHostAlloc and never
+// page-locks user memory.
 //
 // The pipeline cuts op(A) into row blocks and op(B) and C into column blocks:
 //
@@ -14,7 +15,7 @@
 // and B is in: the host's memory copies are what both directions share). The host side (staging
 // the caller's pageable memory into the pinned ring and back, cuda/staging.c) runs on the
 // calling thread and the staging threads; copies in, kernels and copies out overlap on the
-// three streams. C is uploaded only when beta != 0; operands already on the device are used in
+// streams. C is uploaded only when beta != 0; operands already on the device are used in
 // place. When A, B and C do not fit in the device memory there is to have, the rows of C are
 // cut into panels: the A panel stays, the column blocks of B stream through a ring of device
 // slots (in serpentine order, so those still resident at a panel's end are reused), and C
@@ -81,12 +82,12 @@ struct Slot {
 struct Context {
     std::mutex lock; // one pipelined call at a time per device: it fills the PCIe link alone
     std::atomic<bool> ready{false}; // read without the lock by fg_gpu_warm
-    cudaStream_t up, comp, down;
+    cudaStream_t up, comp, comp2, down; // comp2: in core, every other kernel (Pipeline::launch)
     std::vector<Slot> slots;
     size_t slot_bytes = 0;
     std::vector<cudaEvent_t> events; // grown as calls need more, kept
 
-    cudaError_t init(size_t pinned_bytes);
+    cudaError_t init(size_t pinned_bytes, size_t slot_max);
     cudaError_t reserve_events(size_t n)
     {
         while (events.size() < n) {
@@ -101,17 +102,18 @@ struct Context {
 
 Context contexts[MAX_DEVICES];
 
-cudaError_t Context::init(size_t pinned_bytes)
+cudaError_t Context::init(size_t pinned_bytes, size_t slot_max)
 {
     if (ready) return cudaSuccess;
-    // Slots of up to 16 MB (a full-speed DMA), at least four of them.
-    slot_bytes = std::min<size_t>(16u << 20, pinned_bytes / 4) & ~(size_t)4095;
+    // Slots of up to slot_max (16 MB by default: a full-speed DMA), at least four of them.
+    slot_bytes = std::min<size_t>(slot_max, pinned_bytes / 4) & ~(size_t)4095;
     if (slot_bytes < 4096) slot_bytes = 4096;
     const size_t n = std::max<size_t>(4, pinned_bytes / slot_bytes);
     char *ring = nullptr;
     cudaError_t err;
     if ((err = cudaStreamCreateWithFlags(&up, cudaStreamNonBlocking)) != cudaSuccess) return err;
     if ((err = cudaStreamCreateWithFlags(&comp, cudaStreamNonBlocking)) != cudaSuccess) goto no_comp;
+    if ((err = cudaStreamCreateWithFlags(&comp2, cudaStreamNonBlocking)) != cudaSuccess) goto no_comp2;
     if ((err = cudaStreamCreateWithFlags(&down, cudaStreamNonBlocking)) != cudaSuccess) goto no_down;
     if ((err = cudaHostAlloc(reinterpret_cast<void **>(&ring), n * slot_bytes, cudaHostAllocDefault)) != cudaSuccess)
         goto no_ring;
@@ -130,6 +132,8 @@ cudaError_t Context::init(size_t pinned_bytes)
 no_ring:
     cudaStreamDestroy(down);
 no_down:
+    cudaStreamDestroy(comp2);
+no_comp2:
     cudaStreamDestroy(comp);
 no_comp:
     cudaStreamDestroy(up);
@@ -176,6 +180,7 @@ struct Job {
                              // of a_block and b_block, when it copies them in
     int64_t chunks = 0, queued = 0, saved = 0; // its copy out: chunks, enqueued, written to C
     bool launched = false;
+    int on = 0;                 // its kernel's stream: 0 comp, 1 comp2
     cudaEvent_t done = nullptr; // after its kernel
 };
 
@@ -237,26 +242,39 @@ struct Pipeline {
     {
         for (cudaEvent_t e : timeline) cudaEventDestroy(e);
     }
-    void stamp()
+    void stamp(cudaStream_t s)
     {
         cudaEvent_t e;
         if (cudaEventCreate(&e) != cudaSuccess) return (void)cudaGetLastError();
         timeline.push_back(e);
-        cudaEventRecord(e, cx.comp);
+        cudaEventRecord(e, s);
     }
-    // "first kernel at X ms, kernels busy Y of Z ms, the last done at W ms" from the timeline
+    // "first kernel at X ms, kernels busy Y of Z ms, the last done at W ms" from the timeline.
+    // Busy: the GPU time covered by at least one kernel (two streams overlap).
     void gpu_times(double *first, double *busy, double *span, double *end) const
     {
         *first = *busy = *span = *end = 0;
         const size_t n = timeline.size();
         if (n < 3 || n % 2 == 0) return;
-        float t;
-        if (cudaEventElapsedTime(&t, timeline[0], timeline[1]) == cudaSuccess) *first = t;
-        if (cudaEventElapsedTime(&t, timeline[1], timeline[n - 1]) == cudaSuccess) *span = t;
-        if (cudaEventElapsedTime(&t, timeline[0], timeline[n - 1]) == cudaSuccess) *end = t;
-        for (size_t i = 1; i + 1 < n; i += 2)
-            if (cudaEventElapsedTime(&t, timeline[i], timeline[i + 1]) == cudaSuccess) *busy += t;
+        std::vector<std::pair<float, float>> k; // each kernel's start and end, from the call's start
+        for (size_t i = 1; i + 1 < n; i += 2) {
+            float t0, t1;
+            if (cudaEventElapsedTime(&t0, timeline[0], timeline[i]) == cudaSuccess &&
+                cudaEventElapsedTime(&t1, timeline[0], timeline[i + 1]) == cudaSuccess)
+                k.push_back({t0, t1});
+        }
         cudaGetLastError();
+        if (k.empty()) return;
+        std::sort(k.begin(), k.end());
+        *first = k[0].first;
+        double cover_end = k[0].first;
+        for (const auto &iv : k) {
+            const double from = std::max<double>(iv.first, cover_end);
+            if (iv.second > from) *busy += iv.second - from;
+            cover_end = std::max<double>(cover_end, iv.second);
+        }
+        *end = cover_end;
+        *span = cover_end - *first;
     }
 
     bool fail(cudaError_t e, const char *call)
@@ -345,11 +363,14 @@ struct Pipeline {
         auto add = [&](int64_t r0, int64_t r1, int64_t c0, int64_t c1, int a_blk, int b_blk, bool last, int64_t kb,
                        int64_t ke) {
             const int64_t rstep = last && hc ? std::min<int64_t>(piece, std::clamp<int64_t>(mb, 512, 2048)) : piece;
-            // Not the last arrival, unless it is the only one: its kernels end the call, and
-            // sliced they would leave all of their C to come out after the last one.
-            const bool sliced = ke < 0 && arrival < SLICED_ARRIVALS && (ha || hb) && (!last || arrival == 0);
-            const int64_t kc = slice_k(arrival++);
-            const int64_t step = ke >= 0 ? ke - kb : sliced && kc < k ? kc : std::max<int64_t>(k, 1); // k = 0: one job
+            int64_t step = ke - kb; // a pass's range of k: one job deep
+            if (ke < 0) {
+                // Not the last arrival, unless it is the only one: its kernels end the call, and
+                // sliced they would leave all of their C to come out after the last one.
+                const bool sliced = arrival < SLICED_ARRIVALS && (ha || hb) && (!last || arrival == 0);
+                const int64_t kc = slice_k(arrival++);
+                step = sliced && kc < k ? kc : std::max<int64_t>(k, 1); // k = 0: one job
+            }
             for (int64_t k0 = kb; k0 == kb || k0 < (ke < 0 ? k : ke); k0 += step) {
                 int a = a_blk, b = b_blk;
                 for (int64_t c = c0; c < c1; c += piece)
@@ -644,7 +665,7 @@ struct Pipeline {
             if (!ok) return false;
         }
         b_stamp[s] = stamp;
-        FG_TRY(cudaStreamWaitEvent(cx.comp, b_ready[s], 0));
+        if (!comp_wait(b_ready[s])) return false;
         return true;
     }
 
@@ -661,8 +682,34 @@ struct Pipeline {
                       ev_in);
     }
 
+    cudaStream_t stream_of(const Job &jb) const { return jb.on ? cx.comp2 : cx.comp; }
+    // The kernels' streams wait for e (both, in core).
+    bool comp_wait(cudaEvent_t e)
+    {
+        FG_TRY(cudaStreamWaitEvent(cx.comp, e, 0));
+        if (incore) FG_TRY(cudaStreamWaitEvent(cx.comp2, e, 0));
+        return true;
+    }
+    // In core the kernels alternate between two streams, so that one kernel's last wave, which
+    // leaves SMs idle, overlaps the next kernel's first (4096 x 4096 pieces of 128 x 256 tiles
+    // are 3.9 waves on 132 SMs). Job ji waits for the latest earlier job of the other stream
+    // whose piece of C overlaps its own: an earlier slice of k, or the first of two passes.
+    bool order(int ji)
+    {
+        if (!incore) return true; // one stream
+        const Job &jb = jobs[ji];
+        for (int i = ji - 1; i >= 0; i--) {
+            const Job &o = jobs[i];
+            if (o.on == jb.on || o.r1 <= jb.r0 || jb.r1 <= o.r0 || o.c1 <= jb.c0 || jb.c1 <= o.c0) continue;
+            FG_TRY(cudaStreamWaitEvent(stream_of(jb), o.done, 0));
+            break;
+        }
+        return true;
+    }
+
     bool launch(Job &jb)
     {
+        const cudaStream_t ks = stream_of(jb);
         fg_gemm_args sg = *g;
         sg.m = jb.r1 - jb.r0;
         sg.n = jb.c1 - jb.c0;
@@ -677,15 +724,15 @@ struct Pipeline {
             const char *pb = b_view(jb, &ldb);
             pa += (g->ta == 'N' ? jb.k0 * lda : jb.k0) * (int64_t)es;
             pb += (g->tb == 'N' ? jb.k0 : jb.k0 * ldb) * (int64_t)es;
-            if (!timeline.empty()) stamp();
-            FG_TRY(fg_run_gemm(dev, &sg, pa, lda, pb, ldb, pc, ldc, cx.comp));
+            if (!timeline.empty()) stamp(ks);
+            FG_TRY(fg_run_gemm(dev, &sg, pa, lda, pb, ldb, pc, ldc, ks));
         } else {
-            if (!timeline.empty()) stamp();
-            FG_TRY(fg_cuda_scale_c(&sg, pc, ldc, cx.comp));
+            if (!timeline.empty()) stamp(ks);
+            FG_TRY(fg_cuda_scale_c(&sg, pc, ldc, ks));
         }
-        if (!timeline.empty()) stamp();
+        if (!timeline.empty()) stamp(ks);
         jb.launched = true;
-        FG_TRY(cudaEventRecord(jb.done, cx.comp));
+        FG_TRY(cudaEventRecord(jb.done, ks));
         return true;
     }
 
@@ -701,6 +748,7 @@ struct Pipeline {
         FG_TRY(get(&dB, hb ? es * (incore ? (size_t)(k * n) : (size_t)b_slots * (size_t)(k * nb)) : 0));
         FG_TRY(get(&dC, hc ? es * (incore ? (size_t)(m * n) : (size_t)c_slots * (size_t)(mp * nb)) : 0));
         FG_TRY(cudaEventRecord(ev_alloc, cx.comp));
+        FG_TRY(cudaStreamWaitEvent(cx.comp2, ev_alloc, 0));
         FG_TRY(cudaStreamWaitEvent(cx.up, ev_alloc, 0));
         FG_TRY(cudaStreamWaitEvent(cx.down, ev_alloc, 0));
         return true;
@@ -746,7 +794,7 @@ struct Pipeline {
         if (block <= 0)
             block = big >= large ? 4096 : std::min<int64_t>(4096, std::max<int64_t>(512, (big / 4 + 255) / 256 * 256));
         t_start = fg_now_s();
-        if (fg_tracing()) stamp();
+        if (fg_tracing()) stamp(cx.comp);
         size_t avail = budget();
         for (int attempt = 0;; attempt++) { // the memory free now may be gone when we allocate
             if (!plan(block, avail)) return fail(cudaErrorMemoryAllocation, "the pipeline's plan (device memory)");
@@ -762,7 +810,9 @@ struct Pipeline {
             avail /= 2;
         }
         size_t e = 2;
-        for (Job &jb : jobs) {
+        for (size_t ji = 0; ji < jobs.size(); ji++) {
+            Job &jb = jobs[ji];
+            jb.on = incore ? (int)(ji % 2) : 0;
             jb.done = cx.events[e++];
             jb.chunks = hc && final_slice(jb) ? Chunking{(size_t)(jb.r1 - jb.r0) * es, cx.slot_bytes, jb.c1 - jb.c0}.count() : 0;
         }
@@ -792,7 +842,7 @@ struct Pipeline {
                 if (jb.a_block >= 0 && !upload_a(rows_at[jb.a_block], rows_at[jb.a_block + 1], jb.p, jb.k0, kend(jb)))
                     return false;
                 if (jb.b_block >= 0 && !upload_b_incore(jb.b_block, jb.k0, kend(jb))) return false;
-                FG_TRY(cudaStreamWaitEvent(cx.comp, ev_in, 0));
+                if (!comp_wait(ev_in)) return false;
                 jb.a_block = -1;
             }
             if (new_block) {
@@ -803,7 +853,7 @@ struct Pipeline {
                         while (old.queued < old.chunks)
                             if (!poll() || !wait_one()) return false;
                         FG_TRY(cudaStreamWaitEvent(cx.up, c_free[cs], 0));
-                        FG_TRY(cudaStreamWaitEvent(cx.comp, c_free[cs], 0));
+                        if (!comp_wait(c_free[cs])) return false;
                     }
                 }
                 if (!ensure_b(jb.j, ji)) return false;
@@ -812,16 +862,16 @@ struct Pipeline {
             }
             if (jb.a_block >= 0) {
                 if (!upload_a(rows_at[jb.a_block], rows_at[jb.a_block + 1], jb.p, 0, k)) return false;
-                FG_TRY(cudaStreamWaitEvent(cx.comp, ev_in, 0));
+                if (!comp_wait(ev_in)) return false;
             }
             if (hc && reads_c && jb.k0 == 0) {
                 int64_t ld;
                 char *dst = c_dev(jb, &ld);
                 if (!upload(dst, ld * es, c_host(jb), g->ldc * es, (jb.r1 - jb.r0) * es, jb.c1 - jb.c0, ev_in))
                     return false;
-                FG_TRY(cudaStreamWaitEvent(cx.comp, ev_in, 0));
+                if (!comp_wait(ev_in)) return false;
             }
-            if (!launch(jb)) return false;
+            if (!order(ji) || !launch(jb)) return false;
             if (hb && !incore) b_last_job[b_slot_of[jb.j]] = ji;
             if (hc && final_slice(jb)) {
                 if (!incore) c_last_job[c_slot(jb)] = ji;
@@ -834,6 +884,7 @@ struct Pipeline {
         while (!to_download.empty() || !in_down.empty())
             if (!wait_one() || !poll()) return false;
         FG_TRY(cudaStreamSynchronize(cx.comp));
+        FG_TRY(cudaStreamSynchronize(cx.comp2));
         FG_TRY(cudaStreamSynchronize(cx.up));
         release();
         return true;
@@ -927,7 +978,8 @@ int fg_offload_gemm(const fg_gemm_args *g, const fg_operands *ops, int dev, bool
 {
     Context &cx = contexts[dev];
     std::lock_guard<std::mutex> hold(cx.lock);
-    cudaError_t err = cx.init((size_t)fg_get_config()->pinned_kb << 10);
+    const fg_config *cfg = fg_get_config();
+    cudaError_t err = cx.init((size_t)cfg->pinned_kb << 10, (size_t)cfg->slot_kb << 10);
     if (err != cudaSuccess) {
         cudaGetLastError();
         snprintf(why, whylen, "pinned staging buffers: %s", cudaGetErrorString(err));
@@ -963,7 +1015,7 @@ int fg_offload_gemm(const fg_gemm_args *g, const fg_operands *ops, int dev, bool
     // Stop everything in flight before the buffers are reused or C is touched.
     cudaGetLastError();
     bool sticky = false;
-    for (cudaStream_t s : {cx.up, cx.comp, cx.down}) sticky |= cudaStreamSynchronize(s) != cudaSuccess;
+    for (cudaStream_t s : {cx.up, cx.comp, cx.comp2, cx.down}) sticky |= cudaStreamSynchronize(s) != cudaSuccess;
     pl.release();
     cudaGetLastError();
     *broken = sticky;
