@@ -217,8 +217,8 @@ struct Pipeline {
     // for the trace line
     double copy_s = 0, wait_s = 0;
     size_t bytes_in = 0, bytes_out = 0;
-    // Traced calls only: timing events on the kernels' stream, the call's start and then a pair
-    // around each kernel (where the GPU computed, and where it waited for copies)
+    // Traced calls only: timing events, the call's start (on comp) and then a pair around each
+    // kernel on its own stream (where the GPU computed, and where it waited for copies)
     std::vector<cudaEvent_t> timeline;
     double t_start = 0;        // when the call began
     double uploads_done_s = 0; // in core: when the last block of A and B had been staged
