@@ -9,7 +9,10 @@
 namespace {
 
 #define FG_CONFIG(name, BM, BN, BK, WM, WN, S, F)                                               \
-    {name, fg_dmma::launch<fg_dmma::DmmaConfig<BM, BN, BK, WM, WN, S, F>>, BK, nullptr},
+    {name, fg_dmma::launch<fg_dmma::DmmaConfig<BM, BN, BK, WM, WN, S, F>>, BK,                    \
+     fg_dmma::DmmaConfig<BM, BN, BK, WM, WN, S, F>::TMA                                           \
+         ? fg_dmma::streamk_bytes<fg_dmma::DmmaConfig<BM, BN, BK, WM, WN, S, F>>                  \
+         : nullptr}, // stream-K for the TMA configurations
 const fg_table::Config<double> configs[] = {FG_DGEMM_CONFIGS(FG_CONFIG)};
 #define FG_ENTRY(m, n, k, trans, config, splits) {m, n, k, trans, config, splits},
 const fg_table::Entry table[] = {FG_DGEMM_TABLE(FG_ENTRY)};

@@ -11,7 +11,8 @@
 // in blocks inside the matrix. The padding of each layout keeps the fragment loads free of bank
 // conflicts. Blocks are rasterized in groups for L2 reuse; gridDim.z slices K when the table
 // asks for it. On sm_90, configurations with FG_TMA run dgemm_tma instead where the operands
-// allow: the same warp tiles and epilogue, the tiles copied by the tensor memory accelerator.
+// allow: the same warp tiles and epilogue, the tiles copied by the tensor memory accelerator;
+// their last wave of a large problem runs as stream-K (dgemm_tma_sk, gemm_common.cuh's StreamK).
 // Any M, N, K, leading dimension, alignment and transpose pair.
 #pragma once
 
@@ -335,29 +336,51 @@ struct TmaSmem {
     static_assert(BYTES <= 227 * 1024, "shared memory of one block on sm_90");
 };
 
-template <class Cfg, bool TA, bool TB>
-__global__ void __launch_bounds__(Cfg::THREADS, Cfg::MIN_BLOCKS)
-    dgemm_tma(const __grid_constant__ CUtensorMap map_a, const __grid_constant__ CUtensorMap map_b,
-              int64_t m, int64_t n, int64_t k, int64_t kslice, double alpha, double beta,
-              double *__restrict__ c, int64_t ldc, int64_t c_slice, bool vec_c)
+// The TMA kernels' shared memory: the stages' `full` and `empty` mbarriers, then the stages,
+// aligned to 1024 (the swizzle's alignment).
+template <class Cfg>
+__device__ __forceinline__ void tma_smem(uint64_t *&full, uint64_t *&empty, unsigned char *&tiles)
 {
-#if __CUDA_ARCH__ >= 900
-    constexpr int BM = Cfg::BM, BN = Cfg::BN, STAGES = Cfg::STAGES;
-    constexpr int THREADS = Cfg::THREADS, MT = Cfg::MT, NT = Cfg::NT;
-    using L = TmaLayout<Cfg, TA, TB>;
     extern __shared__ __align__(16) unsigned char smem_t[];
-    uint64_t *full = reinterpret_cast<uint64_t *>(smem_t), *empty = full + STAGES;
+    full = reinterpret_cast<uint64_t *>(smem_t), empty = full + Cfg::STAGES;
     const uint32_t base = smem_addr(smem_t);
-    unsigned char *tiles = smem_t + ((base + 16 * STAGES + 1023) / 1024 * 1024 - base);
+    tiles = smem_t + ((base + 16 * Cfg::STAGES + 1023) / 1024 * 1024 - base);
+}
+
+// Thread 0 of a block, before its first k-tile is issued.
+template <class Cfg>
+__device__ __forceinline__ void tma_ring_init(const CUtensorMap &map_a, const CUtensorMap &map_b, uint64_t *full,
+                                              uint64_t *empty)
+{
+    tma_prefetch_map(&map_a);
+    tma_prefetch_map(&map_b);
+    for (int st = 0; st < Cfg::STAGES; st++) mbar_init(&full[st], 1), mbar_init(&empty[st], Cfg::THREADS);
+    mbar_init_fence();
+}
+
+// The product of op(A)'s rows [m0, m0 + BM) and op(B)'s columns [n0, n0 + BN) over ktiles k-tiles
+// of 16 from k = k0 (of an m x n C), then epi(acc, row0, col0, inside): the lane's accumulators,
+// its first row and column of C (store_c's), whether the tile lies inside C. `used`: the k-tiles
+// the block's ring of stages held before (the barriers go on from their phases: the pieces of
+// a stream-K block share one ring); INIT: the block's first, which sets the ring up. Every
+// k-tile issued is consumed before it returns, so a next call may refill any stage.
+// (The plain kernel's code is byte for byte what it was as the body of dgemm_tma. Versions that
+// returned the accumulators to the caller, or set the ring up apart, did not keep it: 8192^3 NN
+// went from 20.5 to 22.6 ms on the H100.)
+template <class Cfg, bool TA, bool TB, bool INIT, class Epilogue>
+__device__ __forceinline__ void tma_product(const CUtensorMap &map_a, const CUtensorMap &map_b, int64_t m,
+                                            int64_t n, int m0, int n0, int64_t k0, int ktiles, int used, bool vec_c,
+                                            Epilogue &&epi)
+{
+    constexpr int BM = Cfg::BM, BN = Cfg::BN, STAGES = Cfg::STAGES;
+    constexpr int MT = Cfg::MT, NT = Cfg::NT;
+    using L = TmaLayout<Cfg, TA, TB>;
+    uint64_t *full, *empty;
+    unsigned char *tiles;
+    tma_smem<Cfg>(full, empty, tiles);
     const double *as = reinterpret_cast<const double *>(tiles);
     const double *bs = reinterpret_cast<const double *>(tiles + STAGES * L::A_STAGE);
 
-    int64_t bm, bn;
-    block_tile<Cfg::RASTER>((m + BM - 1) / BM, (n + BN - 1) / BN, bm, bn);
-    const int m0 = (int)(bm * BM), n0 = (int)(bn * BN);
-    const int64_t k0 = blockIdx.z * kslice;
-    const int ktiles = (int)(((k - k0 < kslice ? k - k0 : kslice) + 15) / 16);
-    c += blockIdx.z * c_slice;
     const int tid = threadIdx.x, warp = tid / 32, lane = tid % 32;
     const int g = lane / 4, t = lane % 4;
     const int wm0 = warp % Cfg::WARPS_M * Cfg::WM, wn0 = warp / Cfg::WARPS_M * Cfg::WN;
@@ -372,12 +395,11 @@ __global__ void __launch_bounds__(Cfg::THREADS, Cfg::MIN_BLOCKS)
         if (L::B_KROWS) tma_load_2d(b_dst, &map_b, &full[st], n0, kk);
         else tma_load_2d(b_dst, &map_b, &full[st], kk, n0);
     };
+    const int st0 = used % STAGES; // the stage of k-tile 0, and its phases' parity
+    const uint32_t phase0 = (uint32_t)(used / STAGES) & 1;
     if (tid == 0) {
-        tma_prefetch_map(&map_a);
-        tma_prefetch_map(&map_b);
-        for (int st = 0; st < STAGES; st++) mbar_init(&full[st], 1), mbar_init(&empty[st], THREADS);
-        mbar_init_fence();
-        for (int st = 0; st < STAGES && st < ktiles; st++) issue(st, st);
+        if (INIT) tma_ring_init<Cfg>(map_a, map_b, full, empty);
+        for (int i = 0; i < STAGES && i < ktiles; i++) issue(st0 + i < STAGES ? st0 + i : st0 + i - STAGES, i);
     }
     __syncthreads();
 
@@ -440,7 +462,7 @@ __global__ void __launch_bounds__(Cfg::THREADS, Cfg::MIN_BLOCKS)
         if (tid == 0 && kt >= LAG && kt - LAG + STAGES < ktiles) {
             const int prev = LAG == 1 ? (st == 0 ? STAGES - 1 : st - 1) // NT's code as measured
                                       : st >= LAG ? st - LAG : st - LAG + STAGES;
-            mbar_wait(&empty[prev], (uint32_t)((kt - LAG) / STAGES) & 1);
+            mbar_wait(&empty[prev], (uint32_t)((used + kt - LAG) / STAGES) & 1);
             issue(prev, kt - LAG + STAGES);
         }
     };
@@ -452,8 +474,8 @@ __global__ void __launch_bounds__(Cfg::THREADS, Cfg::MIN_BLOCKS)
         // per flop: cuBLAS's m16n8k16 kernel ran 16384^3 NT at 1.77 GHz where our m16n8k8 one
         // ran at 1.64. The 128x128 one with 32x64 warp tiles: 16384^3 NT 0.87 -> 0.93 of cuBLAS.
         double af[MT][8], bf[NT][4];
-        uint32_t phase = 0;
-        for (int kt = 0, st = 0; kt < ktiles; kt++) {
+        uint32_t phase = phase0;
+        for (int kt = 0, st = st0; kt < ktiles; kt++) {
             mbar_wait(&full[st], phase);
             fragments(st, 0, af, bf, 0, 0);
             fragments(st, 1, af, bf, 4, 2);
@@ -473,11 +495,11 @@ __global__ void __launch_bounds__(Cfg::THREADS, Cfg::MIN_BLOCKS)
         // rows) keeps every stage but the current one in flight.
         constexpr int LAG = STAGES >= 5 && !(L::A_KROWS && L::B_KROWS) ? 2 : 1;
         double af[2][MT][4], bf[2][NT][2];
-        int st = 0;
-        uint32_t phase = 0;
+        int st = st0;
+        uint32_t phase = phase0;
         if (ktiles > 0) {
-            mbar_wait(&full[0], 0);
-            fragments(0, 0, af[0], bf[0], 0, 0);
+            mbar_wait(&full[st0], phase0);
+            fragments(st0, 0, af[0], bf[0], 0, 0);
         }
         for (int kt = 0; kt < ktiles; kt++) {
             fragments(st, 1, af[1], bf[1], 0, 0);
@@ -495,23 +517,176 @@ __global__ void __launch_bounds__(Cfg::THREADS, Cfg::MIN_BLOCKS)
         }
     }
 
-    store_c<Cfg, PAIR_N>(acc, m, n, m0 + wm0 + 2 * g, n0 + wn0 + (PAIR_N ? 4 : 2) * t,
-                         m0 + BM <= m && n0 + BN <= n && vec_c, alpha, beta, c, ldc);
+    epi(acc, m0 + wm0 + 2 * g, n0 + wn0 + (PAIR_N ? 4 : 2) * t, m0 + BM <= m && n0 + BN <= n && vec_c);
+}
+
+
+template <class Cfg, bool TA, bool TB>
+__global__ void __launch_bounds__(Cfg::THREADS, Cfg::MIN_BLOCKS)
+    dgemm_tma(const __grid_constant__ CUtensorMap map_a, const __grid_constant__ CUtensorMap map_b,
+              int64_t m, int64_t n, int64_t k, int64_t kslice, double alpha, double beta,
+              double *__restrict__ c, int64_t ldc, int64_t c_slice, bool vec_c)
+{
+#if __CUDA_ARCH__ >= 900
+    constexpr int BM = Cfg::BM, BN = Cfg::BN;
+    int64_t bm, bn;
+    block_tile<Cfg::RASTER>((m + BM - 1) / BM, (n + BN - 1) / BN, bm, bn);
+    const int64_t k0 = blockIdx.z * kslice;
+    const int ktiles = (int)(((k - k0 < kslice ? k - k0 : kslice) + 15) / 16);
+    c += blockIdx.z * c_slice;
+    tma_product<Cfg, TA, TB, true>(map_a, map_b, m, n, (int)(bm * BM), (int)(bn * BN), k0, ktiles, 0, vec_c,
+                                   [&](const auto &acc, int64_t row0, int64_t col0, bool inside) {
+                                       store_c<Cfg, !TmaLayout<Cfg, TA, TB>::B_KROWS>(
+                                           acc, m, n, row0, col0, inside, alpha, beta, c, ldc);
+                                   });
 #else
     __trap(); // launch() sends other architectures to dgemm_dmma
 #endif
 }
 
+// The stream-K part of a launch (StreamK, launch_tma_pair): ctas blocks, each over its run of
+// k-tiles of the last tiles, its pieces one after another through one ring of stages.
+template <class Cfg, bool TA, bool TB>
+__global__ void __launch_bounds__(Cfg::THREADS, Cfg::MIN_BLOCKS)
+    dgemm_tma_sk(const __grid_constant__ CUtensorMap map_a, const __grid_constant__ CUtensorMap map_b,
+                 int64_t m, int64_t n, double alpha, double beta, double *__restrict__ c, int64_t ldc,
+                 bool vec_c, StreamK sk)
+{
+#if __CUDA_ARCH__ >= 900
+    constexpr int BM = Cfg::BM, BN = Cfg::BN, MT = Cfg::MT, NT = Cfg::NT, THREADS = Cfg::THREADS;
+    constexpr bool PAIR_N = !TmaLayout<Cfg, TA, TB>::B_KROWS;
+    if (threadIdx.x == 0) { // before streamk_run's first barrier
+        uint64_t *full, *empty;
+        unsigned char *tiles;
+        tma_smem<Cfg>(full, empty, tiles);
+        tma_ring_init<Cfg>(map_a, map_b, full, empty);
+    }
+    constexpr int E = MT * NT * 4; // a lane's accumulators, acc[i][j][r] its element (i * NT + j) * 4 + r
+    double acc[MT][NT][4];
+    double *flat = &acc[0][0][0];
+    int used = 0; // the k-tiles the ring has held
+    // A thread's partial sums: element e of slot s at [s * BM * BN + e * THREADS], a warp's
+    // accesses whole lines.
+    auto partials = [&](int64_t slot) {
+        return static_cast<double *>(sk.partials) + slot * (THREADS * E) + threadIdx.x;
+    };
+    auto origin = [&](int64_t tile, int &m0, int &n0) {
+        int64_t bm, bn;
+        block_tile<Cfg::RASTER>((m + BM - 1) / BM, (n + BN - 1) / BN, bm, bn, sk.first + tile);
+        m0 = (int)(bm * BM), n0 = (int)(bn * BN);
+    };
+    streamk_run(
+        sk,
+        [&](int64_t tile, int64_t kt0, int64_t kt1) {
+            int m0, n0;
+            origin(tile, m0, n0);
+            tma_product<Cfg, TA, TB, false>(map_a, map_b, m, n, m0, n0, 16 * kt0, (int)(kt1 - kt0), used, false,
+                                            [&](const double (&a)[MT][NT][4], int64_t, int64_t, bool) {
+#pragma unroll
+                                                for (int e = 0; e < E; e++) flat[e] = (&a[0][0][0])[e];
+                                            });
+            used += (int)(kt1 - kt0);
+        },
+        [&](int64_t slot) {
+            double *p = partials(slot);
+#pragma unroll
+            for (int e = 0; e < E; e++) p[e * THREADS] = flat[e];
+        },
+        [&](int64_t slot, auto first) {
+            const double *p = partials(slot);
+#pragma unroll
+            for (int e = 0; e < E; e++) {
+                const double v = __ldcg(p + e * THREADS);
+                flat[e] = decltype(first)::value ? v : flat[e] + v;
+            }
+        },
+        [&](int64_t tile) {
+            int m0, n0;
+            origin(tile, m0, n0);
+            const int warp = threadIdx.x / 32, lane = threadIdx.x % 32;
+            const int wm0 = warp % Cfg::WARPS_M * Cfg::WM, wn0 = warp / Cfg::WARPS_M * Cfg::WN;
+            store_c<Cfg, PAIR_N>(acc, m, n, m0 + wm0 + 2 * (lane / 4), n0 + wn0 + (PAIR_N ? 4 : 2) * (lane % 4),
+                                 m0 + BM <= m && n0 + BN <= n && vec_c, alpha, beta, c, ldc);
+        });
+#else
+    __trap();
+#endif
+}
+
+// The kernels of a transpose pair, with what their launches keep per device.
+template <class Cfg, bool TA, bool TB>
+struct TmaKernels {
+    static inline std::atomic<uint64_t> asked{0}, asked_sk{0};
+    static inline std::atomic<int> slots[64];
+};
+
+// Stream-K for the last wave of a TMA launch (streamk_plan): after 4 whole waves or more
+// (SGEMM asks 8), where the last wave leaves more than 2% of the slots' time idle and a tile has
+// 128 k-tiles or more. Measured on the H100 against main's library (perf/NOTES.md, DGEMM):
+// 3072^3 NT 5% faster, 6144^3 and 8192^3 0-3%, the rest unchanged; with k = 700 (44 k-tiles,
+// 3000x5000x700) 1-5% slower in every pair, hence the k-tiles asked.
+constexpr int TMA_SK_MIN_WAVES = 4, TMA_SK_MIN_KTILES = 128;
+
+template <class Cfg, bool TA, bool TB>
+fg_kern::StreamKPlan tma_plan(int64_t m, int64_t n, int64_t k, bool force)
+{
+    using K = TmaKernels<Cfg, TA, TB>;
+    const int64_t tiles = ((m + Cfg::BM - 1) / Cfg::BM) * ((n + Cfg::BN - 1) / Cfg::BN);
+    if (tiles > 0x7fffffff) return {};
+    const int waves = fg_kern::resident_blocks(dgemm_tma<Cfg, TA, TB>, K::asked, K::slots, Cfg::THREADS,
+                                               TmaSmem<Cfg>::BYTES);
+    return fg_kern::streamk_plan(tiles, (k + 15) / 16, waves, TMA_SK_MIN_KTILES, force, TMA_SK_MIN_WAVES);
+}
+
+// Whether the current device has the tensor memory accelerator (sm_90 on).
+inline bool tma_device()
+{
+    int dev = 0, major = 0;
+    if (cudaGetDevice(&dev) != cudaSuccess ||
+        cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, dev) != cudaSuccess) {
+        cudaGetLastError();
+        return false;
+    }
+    return major >= 9;
+}
+
+// Whether dgemm_tma can run here on these operands (tma_device; what tma_map asks of A and B;
+// sizes within the accelerator's 32-bit coordinates).
+inline bool tma_possible(int64_t m, int64_t n, int64_t k, int bm, int bn, const double *a, int64_t lda,
+                         const double *b, int64_t ldb)
+{
+    return tma_device() && m + bm <= 0x7fffffff && n + bn <= 0x7fffffff && k + 16 <= 0x7fffffff &&
+           fg_kern::tma_encoder() && (uintptr_t)a % 16 == 0 && (uintptr_t)b % 16 == 0 && lda % 2 == 0 &&
+           ldb % 2 == 0;
+}
+
+// The workspace a stream-K launch of Cfg needs for this problem (0: none, it runs without).
+template <class Cfg>
+size_t streamk_bytes(bool ta, bool tb, int64_t m, int64_t n, int64_t k, const double *a, int64_t lda,
+                     const double *b, int64_t ldb, bool force)
+{
+    if constexpr (!Cfg::TMA) {
+        return 0;
+    } else {
+        if (!tma_possible(m, n, k, Cfg::BM, Cfg::BN, a, lda, b, ldb)) return 0;
+        using PlanFn = fg_kern::StreamKPlan (*)(int64_t, int64_t, int64_t, bool);
+        const PlanFn plans[4] = {tma_plan<Cfg, false, false>, tma_plan<Cfg, true, false>,
+                                 tma_plan<Cfg, false, true>, tma_plan<Cfg, true, true>};
+        return fg_kern::streamk_bytes(plans[ta + 2 * tb](m, n, k, force), Cfg::BM, Cfg::BN, 8);
+    }
+}
+
 // Launches dgemm_tma<Cfg> where the accelerator can read A and B (sm_90, both 16-byte aligned
 // with even leading dimensions, sizes within its 32-bit coordinates); returns false, having
-// launched nothing, where it cannot.
+// launched nothing, where it cannot. splits = 0: stream-K for the last wave as streamk_bytes
+// planned it, ws its workspace.
 template <class Cfg, bool TA, bool TB>
 bool launch_tma_pair(int64_t m, int64_t n, int64_t k, double alpha, const double *a, int64_t lda,
                      const double *b, int64_t ldb, double beta, double *c, int64_t ldc, int splits,
                      double *ws, cudaStream_t s, cudaError_t *err)
 {
     using L = TmaLayout<Cfg, TA, TB>;
-    static std::atomic<uint64_t> asked{0};
+    using K = TmaKernels<Cfg, TA, TB>;
     CUtensorMap ma, mb;
     if (m + Cfg::BM > 0x7fffffff || n + Cfg::BN > 0x7fffffff || k + 16 > 0x7fffffff) return false;
     if (!(L::A_KROWS ? tma_map(&ma, a, m, k, lda, 8, L::LD_A, 16, false)
@@ -519,12 +694,30 @@ bool launch_tma_pair(int64_t m, int64_t n, int64_t k, double alpha, const double
         !(L::B_KROWS ? tma_map(&mb, b, n, k, ldb, 8, L::LD_B, 16, false)
                      : tma_map(&mb, b, k, n, ldb, 8, 16, Cfg::BN, true)))
         return false;
+    constexpr int SMEM = TmaSmem<Cfg>::BYTES, THREADS = Cfg::THREADS;
+    if (splits == 0) {
+        const fg_kern::StreamKPlan p = ws ? tma_plan<Cfg, TA, TB>(m, n, k, true) : fg_kern::StreamKPlan{};
+        if (p.tiles > 0) {
+            *err = fg_kern::allow_smem(dgemm_tma<Cfg, TA, TB>, K::asked, SMEM);
+            if (*err == cudaSuccess) *err = fg_kern::allow_smem(dgemm_tma_sk<Cfg, TA, TB>, K::asked_sk, SMEM);
+            fg_kern::StreamK sk;
+            if (*err == cudaSuccess) *err = fg_kern::streamk_args(sk, p, (k + 15) / 16, Cfg::BM, Cfg::BN, 8, ws, s);
+            if (*err != cudaSuccess) return true;
+            const bool vc = fg_kern::aligned16(c, ldc, 8);
+            if (p.first > 0)
+                dgemm_tma<Cfg, TA, TB><<<(unsigned)p.first, THREADS, SMEM, s>>>(ma, mb, m, n, k, k, alpha, beta, c,
+                                                                                ldc, 0, vc);
+            dgemm_tma_sk<Cfg, TA, TB><<<(unsigned)p.ctas, THREADS, SMEM, s>>>(ma, mb, m, n, alpha, beta, c, ldc,
+                                                                             vc, sk);
+            *err = cudaGetLastError();
+            return true;
+        }
+        splits = 1, ws = nullptr;
+    }
     *err = fg_kern::launch_sliced(
-        dgemm_tma<Cfg, TA, TB>, asked, TmaSmem<Cfg>::BYTES, Cfg::BM, Cfg::BN, Cfg::BK, m, n, k, alpha, beta,
-        c, ldc, splits, ws, s,
-        [&](dim3 grid, int64_t kslice, double al, double be, double *cs, int64_t ldcs, int64_t slice, bool vc) {
-            dgemm_tma<Cfg, TA, TB><<<grid, Cfg::THREADS, TmaSmem<Cfg>::BYTES, s>>>(ma, mb, m, n, k, kslice, al, be,
-                                                                                 cs, ldcs, slice, vc);
+        dgemm_tma<Cfg, TA, TB>, K::asked, SMEM, Cfg::BM, Cfg::BN, Cfg::BK, m, n, k, alpha, beta, c, ldc, splits,
+        ws, s, [&](dim3 grid, int64_t kslice, double al, double be, double *cs, int64_t ldcs, int64_t slice, bool vc) {
+            dgemm_tma<Cfg, TA, TB><<<grid, THREADS, SMEM, s>>>(ma, mb, m, n, k, kslice, al, be, cs, ldcs, slice, vc);
         });
     return true;
 }
@@ -537,10 +730,7 @@ cudaError_t launch(bool ta, bool tb, int64_t m, int64_t n, int64_t k, double alp
                    int splits, double *ws, cudaStream_t s)
 {
     if constexpr (Cfg::TMA) {
-        int dev = 0, major = 0;
-        if (cudaGetDevice(&dev) == cudaSuccess &&
-            cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, dev) == cudaSuccess &&
-            major >= 9) {
+        if (tma_device()) {
             using Fn = bool (*)(int64_t, int64_t, int64_t, double, const double *, int64_t,
                                 const double *, int64_t, double, double *, int64_t, int, double *,
                                 cudaStream_t, cudaError_t *);

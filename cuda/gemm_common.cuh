@@ -766,17 +766,19 @@ int resident_blocks(Kernel kernel, std::atomic<uint64_t> &asked, std::atomic<int
 // 128x256 and 128x128 tiles, each transpose pair, against the kernel without it): 8192^3 (15.5
 // waves, 3% idle) 1.7-2.5% faster; 4096^3 (3.9 waves) 0.7-1.3% faster in NN and TN, NT and TT
 // within 0.3%, but 4095^3 TN 3% slower; 16384^3 and 16384x16384x1024 (62.1 waves, 1.5% idle)
-// within 0.3%, but one of them 0.8-1.5% slower (NT at k = 1024).
+// within 0.3%, but one of them 0.8-1.5% slower (NT at k = 1024). min_waves: the whole waves
+// asked for (8 above; the DMMA TMA kernels ask their own, dgemm_dmma.cuh).
 struct StreamKPlan {
     int64_t first = 0, tiles = 0;
     int ctas = 0;
 };
-inline StreamKPlan streamk_plan(int64_t tiles, int64_t ktiles, int slots, int min_ktiles, bool force)
+inline StreamKPlan streamk_plan(int64_t tiles, int64_t ktiles, int slots, int min_ktiles, bool force,
+                                int min_waves = 8)
 {
     StreamKPlan p;
     if (slots < 1 || tiles < 1 || ktiles < 1) return p;
     const int64_t full = tiles / slots, rest = tiles % slots;
-    if (!force && (full < 8 || rest == 0 || ktiles < min_ktiles ||
+    if (!force && (full < min_waves || rest == 0 || ktiles < min_ktiles ||
                    (double)tiles >= 0.98 * (double)((full + 1) * slots)))
         return p;
     p.tiles = rest == 0 ? slots : full >= 1 && 2 * rest < slots ? rest + slots : rest;
@@ -791,6 +793,18 @@ inline size_t streamk_bytes(const StreamKPlan &p, int bm, int bn, int elem)
 {
     if (p.tiles == 0) return 0;
     return (size_t)2 * p.ctas * bm * bn * elem + (size_t)p.tiles * sizeof(int);
+}
+
+// The StreamK of plan p (ktiles k-tiles a tile) over ws, a workspace of streamk_bytes(p, bm, bn,
+// elem), its counters zeroed on s.
+inline cudaError_t streamk_args(StreamK &sk, const StreamKPlan &p, int64_t ktiles, int bm, int bn, int elem,
+                                void *ws, cudaStream_t s)
+{
+    sk.first = p.first, sk.tiles = p.tiles, sk.ktiles = ktiles;
+    sk.iters = sk.tiles * sk.ktiles, sk.ctas = p.ctas;
+    sk.partials = ws;
+    sk.arrived = reinterpret_cast<int *>(static_cast<char *>(ws) + (size_t)2 * p.ctas * bm * bn * elem);
+    return cudaMemsetAsync(sk.arrived, 0, (size_t)p.tiles * sizeof(int), s);
 }
 
 #ifdef FG_TIMELINE
@@ -845,11 +859,7 @@ cudaError_t launch_streamk(GemmKernel<T> kernel, std::atomic<uint64_t> &asked, S
         kernel<<<(unsigned)p.first, threads, smem_bytes, s>>>(m, n, k, k, alpha, a, lda, b, ldb, beta, c, ldc,
                                                                0, va, vb, vc);
     StreamK sk;
-    sk.first = p.first, sk.tiles = p.tiles, sk.ktiles = (k + bk - 1) / bk;
-    sk.iters = sk.tiles * sk.ktiles, sk.ctas = p.ctas;
-    sk.partials = ws;
-    sk.arrived = reinterpret_cast<int *>(static_cast<char *>(ws) + (size_t)2 * p.ctas * bm * bn * sizeof(T));
-    err = cudaMemsetAsync(sk.arrived, 0, (size_t)p.tiles * sizeof(int), s);
+    err = streamk_args(sk, p, (k + bk - 1) / bk, bm, bn, (int)sizeof(T), ws, s);
     if (err != cudaSuccess) return err;
     sk_kernel<<<(unsigned)p.ctas, threads, smem_bytes, s>>>(m, n, k, alpha, a, lda, b, ldb, beta, c, ldc, va, vb,
                                                              vc, sk);
