@@ -9,10 +9,11 @@
 // with --emit FILE, writes the library's table (cuda/sgemm_table.gen.h, cuda/dgemm_table.gen.h):
 // the few configurations that together come closest to the best everywhere, and the best of
 // them, with its split-K, for each problem measured. --select-from CSV makes the table from an
-// earlier run's measurements instead, timing nothing.
+// earlier run's measurements instead, timing nothing. A candidate runs unsplit as the library
+// runs it: with stream-K for the last wave where the library's rule takes it (--stream-k 0: never).
 // Built on the GPU machine only (-DFASTGEMM_BUILD_TUNER=ON), never part of the library.
 // Usage: fastgemm-tune [--prec s|d] [--shapes MxNxK,...] [--trans NN,TN,...] [--reps N]
-//                      [--csv FILE] [--emit FILE] [--max-configs N] [--select-from CSV]
+//                      [--csv FILE] [--emit FILE] [--max-configs N] [--select-from CSV] [--stream-k 0|1]
 // Exit status: 0; 2 when an option, a file or the table could not be had (that first, since
 // then nothing was written); else 1 when a candidate failed validation (the table is made
 // from the others).
@@ -120,6 +121,7 @@ struct Options {
     std::string shapes = default_shapes, trans = "NN,NT,TN,TT", csv_path = "tune.csv", emit,
                 select_from; // a tuner CSV: its measurements selected again, nothing timed
     int reps = 10, max_configs = 4;
+    int stream_k = 1; // unsplit candidates as the library runs them (FASTGEMM_STREAM_K=1), or never
 };
 
 // The table: from the candidates' best times on each problem (results[i].ms, in the unit of the
@@ -267,9 +269,14 @@ int tune(const std::vector<Candidate<T>> &cands, const Options &o, const char *p
         T *a = A[0], *b = B[0], *c = C[0], *ws;
         int set = 0; // the set of the latest call
         int most = 1; // the most slices any candidate makes here
-        for (const Candidate<T> &cand : cands)
+        size_t sk_most = 0; // and the largest stream-K workspace
+        for (const Candidate<T> &cand : cands) {
             for (int sp : split_options(cand, sh, sms)) most = std::max(most, sp);
-        CHECK_CUDA(cudaMalloc(&ws, most * nc * E));
+            for (int t = 0; t < 4 && o.stream_k && cand.streamk; t++)
+                sk_most = std::max(sk_most, cand.streamk(t & 1, t & 2, m, n, k, a, t & 1 ? k : m, b, t & 2 ? n : k,
+                                                         false));
+        }
+        CHECK_CUDA(cudaMalloc(&ws, std::max(most * nc * E, sk_most)));
         const double flop = 2.0 * m * n * k;
         for (const char *tp : {"NN", "NT", "TN", "TT"}) {
             if (trans.find(tp) == std::string::npos) continue;
@@ -300,6 +307,10 @@ int tune(const std::vector<Candidate<T>> &cands, const Options &o, const char *p
             const int first_result = (int)results.size(); // this problem's results, and ratios
             std::vector<double> ratios;
             auto run_on = [&](const Candidate<T> &cand, int splits) { // on the latest set
+                // Unsplit: stream-K where the library's rule takes it (fg_table::run), splits = 0.
+                if (splits == 1 && o.stream_k && cand.streamk &&
+                    cand.streamk(ta, tb, m, n, k, A[set], lda, B[set], ldb, false) > 0)
+                    splits = 0;
                 CHECK_CUDA(cand.run(ta, tb, m, n, k, T(1), A[set], lda, B[set], ldb, T(0), C[set], ldc,
                                     splits, ws, s));
             };
@@ -493,6 +504,7 @@ int main(int argc, char **argv)
         else if (!strcmp(argv[i], "--emit")) o.emit = argv[i + 1];
         else if (!strcmp(argv[i], "--max-configs")) o.max_configs = atoi(argv[i + 1]);
         else if (!strcmp(argv[i], "--select-from")) o.select_from = argv[i + 1];
+        else if (!strcmp(argv[i], "--stream-k")) o.stream_k = atoi(argv[i + 1]);
         else {
             fprintf(stderr, "fastgemm-tune: unknown option %s\n", argv[i]);
             return 2;
