@@ -650,14 +650,19 @@ inline bool tma_device()
     return major >= 9;
 }
 
-// Whether dgemm_tma can run here on these operands (tma_device; what tma_map asks of A and B;
-// sizes within the accelerator's 32-bit coordinates).
+// Sizes within the accelerator's 32-bit coordinates (a box may reach a tile past the end).
+inline bool tma_sizes(int64_t m, int64_t n, int64_t k, int bm, int bn)
+{
+    return m + bm <= 0x7fffffff && n + bn <= 0x7fffffff && k + 16 <= 0x7fffffff;
+}
+
+// Whether dgemm_tma can run here on these operands: tma_device, tma_sizes, and what tma_map
+// asks of A and B (16-byte aligned, leading dimensions even).
 inline bool tma_possible(int64_t m, int64_t n, int64_t k, int bm, int bn, const double *a, int64_t lda,
                          const double *b, int64_t ldb)
 {
-    return tma_device() && m + bm <= 0x7fffffff && n + bn <= 0x7fffffff && k + 16 <= 0x7fffffff &&
-           fg_kern::tma_encoder() && (uintptr_t)a % 16 == 0 && (uintptr_t)b % 16 == 0 && lda % 2 == 0 &&
-           ldb % 2 == 0;
+    return tma_device() && tma_sizes(m, n, k, bm, bn) && fg_kern::tma_encoder() && (uintptr_t)a % 16 == 0 &&
+           (uintptr_t)b % 16 == 0 && lda % 2 == 0 && ldb % 2 == 0;
 }
 
 // The workspace a stream-K launch of Cfg needs for this problem (0: none, it runs without).
@@ -688,7 +693,7 @@ bool launch_tma_pair(int64_t m, int64_t n, int64_t k, double alpha, const double
     using L = TmaLayout<Cfg, TA, TB>;
     using K = TmaKernels<Cfg, TA, TB>;
     CUtensorMap ma, mb;
-    if (m + Cfg::BM > 0x7fffffff || n + Cfg::BN > 0x7fffffff || k + 16 > 0x7fffffff) return false;
+    if (!tma_sizes(m, n, k, Cfg::BM, Cfg::BN)) return false;
     if (!(L::A_KROWS ? tma_map(&ma, a, m, k, lda, 8, L::LD_A, 16, false)
                      : tma_map(&ma, a, k, m, lda, 8, 16, Cfg::BM, true)) ||
         !(L::B_KROWS ? tma_map(&mb, b, n, k, ldb, 8, L::LD_B, 16, false)
