@@ -4,8 +4,11 @@
 // product with the netlib gauge), warms up, then times each library with CUDA events over
 // repeated calls that rotate through input sets larger than L2, in alternating rounds, and
 // reports the medians. Writes a CSV and prints a table.
+// A call the GPU runs faster than the host queues it is timed by the host: the GPU reaches the
+// first event and waits for the kernels. --queued 1 holds the stream with a kernel until the
+// host has queued the whole round, so the events time the GPU's work alone.
 // Usage: fastgemm-sweep [--prec s|d] [--shapes square|irregular|all|MxNxK,...] [--trans all|NN,TN,..]
-//                       [--reps N] [--csv FILE] [--kernel NAME]
+//                       [--reps N] [--csv FILE] [--kernel NAME] [--queued 0|1]
 #include "perf_util.cuh"
 
 #include <fastgemm.h>
@@ -33,6 +36,19 @@ struct Lib<double> : Cublas<double> {
                                      ldb, 0.0, c, ldc);
     }
 };
+
+// Holds the stream until *go is set by the host (pinned, mapped memory), or a second has passed.
+__global__ void hold(const volatile int *go)
+{
+    unsigned long long t0, t;
+    asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t0));
+    do {
+        __nanosleep(1000);
+        asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t));
+    } while (!*go && t - t0 < 1000000000ull);
+}
+
+static volatile int *queued_go; // --queued 1: the flag of hold(), else null
 
 template <typename T>
 static bool run_shape(cublasHandle_t h, cudaStream_t s, const Shape &sh, char ta, char tb,
@@ -109,6 +125,10 @@ static bool run_shape(cublasHandle_t h, cudaStream_t s, const Shape &sh, char ta
     double host_s[2] = {0, 0}; // the time the host took to queue each library's calls
     for (int r = 0; r < rounds; r++)
         for (int lib = 0; lib < 2; lib++) {
+            if (queued_go) {
+                *queued_go = 0;
+                hold<<<1, 1, 0, s>>>(queued_go);
+            }
             const auto h0 = std::chrono::steady_clock::now();
             for (int i = 0; i < per_round; i++) {
                 CHECK_CUDA(cudaEventRecord(ev[2 * i], s));
@@ -117,6 +137,7 @@ static bool run_shape(cublasHandle_t h, cudaStream_t s, const Shape &sh, char ta
                 CHECK_CUDA(cudaEventRecord(ev[2 * i + 1], s));
             }
             host_s[lib] += std::chrono::duration<double>(std::chrono::steady_clock::now() - h0).count();
+            if (queued_go) *queued_go = 1;
             CHECK_CUDA(cudaStreamSynchronize(s));
             for (int i = 0; i < per_round; i++) {
                 float ms = 0;
@@ -132,8 +153,10 @@ static bool run_shape(cublasHandle_t h, cudaStream_t s, const Shape &sh, char ta
            prec, ta, tb, m, n, k, mo, to, mc, tc, tc > 0 ? to / tc : 0, valid ? "ok" : "FAILED",
            worst[0], worst[1], 1e6 * host_s[0] / (rounds * per_round),
            1e6 * host_s[1] / (rounds * per_round));
-    fprintf(csv, "%s,%c%c,%ld,%ld,%ld,%.6f,%.6f,%.4f,%.4f,%.4f,%s,%.3g,%d\n", prec, ta, tb, m, n, k,
-            mo, mc, to, tc, to / tc, valid ? "ok" : "FAILED", worst[0], sets);
+    fprintf(csv, "%s,%c%c,%ld,%ld,%ld,%.6f,%.6f,%.4f,%.4f,%.4f,%s,%.3g,%d,%.2f,%.2f,%s\n", prec, ta, tb,
+            m, n, k, mo, mc, to, tc, to / tc, valid ? "ok" : "FAILED", worst[0], sets,
+            1e6 * host_s[0] / (rounds * per_round), 1e6 * host_s[1] / (rounds * per_round),
+            queued_go ? "queued" : "events");
     fflush(csv);
     fflush(stdout);
     for (auto &e : ev) cudaEventDestroy(e);
@@ -146,7 +169,7 @@ static bool run_shape(cublasHandle_t h, cudaStream_t s, const Shape &sh, char ta
 int main(int argc, char **argv)
 {
     std::string prec = "s", shapes = "all", trans = "all", csv_path = "sweep.csv";
-    int reps = 20;
+    int reps = 20, queued = 0;
     for (int i = 1; i + 1 < argc; i += 2) {
         if (!strcmp(argv[i], "--prec")) prec = argv[i + 1];
         else if (!strcmp(argv[i], "--shapes")) shapes = argv[i + 1];
@@ -154,6 +177,7 @@ int main(int argc, char **argv)
         else if (!strcmp(argv[i], "--reps")) reps = atoi(argv[i + 1]);
         else if (!strcmp(argv[i], "--csv")) csv_path = argv[i + 1];
         else if (!strcmp(argv[i], "--kernel")) setenv("FASTGEMM_KERNEL", argv[i + 1], 1);
+        else if (!strcmp(argv[i], "--queued")) queued = atoi(argv[i + 1]);
         else {
             fprintf(stderr, "unknown option %s\n", argv[i]);
             return 2;
@@ -190,9 +214,15 @@ int main(int argc, char **argv)
 
     cudaDeviceProp prop;
     CHECK_CUDA(cudaGetDeviceProperties(&prop, 0));
-    printf("GPU: %s, %d SMs, L2 %d MB; libfastgemm %s; kernel %s\n", prop.name,
+    printf("GPU: %s, %d SMs, L2 %d MB; libfastgemm %s; kernel %s; timing %s\n", prop.name,
            prop.multiProcessorCount, prop.l2CacheSize >> 20, fastgemm_version(),
-           getenv("FASTGEMM_KERNEL") ? getenv("FASTGEMM_KERNEL") : "(table)");
+           getenv("FASTGEMM_KERNEL") ? getenv("FASTGEMM_KERNEL") : "(table)",
+           queued ? "queued (the GPU's work alone)" : "events");
+    if (queued) {
+        void *go = nullptr;
+        CHECK_CUDA(cudaHostAlloc(&go, sizeof(int), cudaHostAllocMapped));
+        queued_go = static_cast<volatile int *>(go);
+    }
     cublasHandle_t h;
     cudaStream_t s;
     CHECK_CUBLAS(cublasCreate(&h));
@@ -204,7 +234,7 @@ int main(int argc, char **argv)
         return 1;
     }
     fprintf(csv, "prec,trans,m,n,k,fastgemm_ms,cublas_ms,fastgemm_tflops,cublas_tflops,ratio,check,"
-                 "err_over_bound,input_sets\n");
+                 "err_over_bound,input_sets,host_us,cublas_host_us,timing\n");
     bool all_valid = true;
     for (const Shape &sh : list)
         for (auto tp : pairs)
