@@ -44,10 +44,11 @@ struct DmmaConfig {
     static constexpr int B_STAGE = BK * (BN + 4) > BN * (BK + 4) ? BK * (BN + 4) : BN * (BK + 4);
     static constexpr int SMEM_BYTES = STAGES * (A_STAGE + B_STAGE) * (int)sizeof(double);
     // Blocks per SM the registers should allow (__launch_bounds__), from an estimate of a
-    // thread's registers: accumulators, fragments, addresses.
+    // thread's registers: accumulators, fragments, addresses; at most 3 (the 32-wide tiles'
+    // estimate of 128 asked for 4, and ptxas's cap of 128 registers spilled up to 116 bytes).
     static constexpr int REGS = 8 * MT * NT + (PREFETCH ? 2 * (4 * MT + 4 * NT) : 8 * NT + 16) + 48;
     static constexpr int MIN_BLOCKS_R = 65536 / (THREADS * REGS);
-    static constexpr int MIN_BLOCKS = MIN_BLOCKS_R < 1 ? 1 : MIN_BLOCKS_R > 4 ? 4 : MIN_BLOCKS_R;
+    static constexpr int MIN_BLOCKS = MIN_BLOCKS_R < 1 ? 1 : MIN_BLOCKS_R > 3 ? 3 : MIN_BLOCKS_R;
     static_assert(BM % WM == 0 && BN % WN == 0, "warp tiles tile the block tile");
     static_assert(WM % 16 == 0 && WN % 8 == 0, "a warp tile is made of 16 x 8 fragments");
     static_assert(BK % 16 == 0 && BK <= 64, "BK: whole k-steps of 16");

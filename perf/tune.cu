@@ -8,12 +8,14 @@
 // (at least two) are timed again in a final of three rounds. Prints the best per problem and,
 // with --emit FILE, writes the library's table (cuda/sgemm_table.gen.h, cuda/dgemm_table.gen.h):
 // the few configurations that together come closest to the best everywhere, and the best of
-// them, with its split-K, for each problem measured. --select-from CSV makes the table from an
-// earlier run's measurements instead, timing nothing. A candidate runs unsplit as the library
+// them, with its split-K, for each problem measured (--keep names configurations it keeps in
+// any case). --select-from CSV makes the table from an earlier run's measurements instead,
+// timing nothing. A candidate runs unsplit as the library
 // runs it: with stream-K for the last wave where the library's rule takes it (--stream-k 0: never).
 // Built on the GPU machine only (-DFASTGEMM_BUILD_TUNER=ON), never part of the library.
 // Usage: fastgemm-tune [--prec s|d] [--shapes MxNxK,...] [--trans NN,TN,...] [--reps N]
-//                      [--csv FILE] [--emit FILE] [--max-configs N] [--select-from CSV] [--stream-k 0|1]
+//                      [--csv FILE] [--emit FILE] [--max-configs N] [--keep NAME,...]
+//                      [--select-from CSV] [--stream-k 0|1]
 // Exit status: 0; 2 when an option, a file or the table could not be had (that first, since
 // then nothing was written); else 1 when a candidate failed validation (the table is made
 // from the others).
@@ -119,19 +121,21 @@ void apply_final(std::vector<Result> &results, std::vector<double> &ratios, int 
 
 struct Options {
     std::string shapes = default_shapes, trans = "NN,NT,TN,TT", csv_path = "tune.csv", emit,
-                select_from; // a tuner CSV: its measurements selected again, nothing timed
+                select_from, // a tuner CSV: its measurements selected again, nothing timed
+                keep;        // configurations the table keeps whatever the others measure
     int reps = 10, max_configs = 4;
     int stream_k = 1; // unsplit candidates as the library runs them (FASTGEMM_STREAM_K=1), or never
 };
 
 // The table: from the candidates' best times on each problem (results[i].ms, in the unit of the
 // problem's first cuBLAS time), the max_configs candidates that together come closest to the
-// best everywhere, and for each problem the best of them with its split-K; printed, and written
-// to `emit` when given. 0, or 2 when the file cannot be written.
+// best everywhere, the ones named in keep_names (NAME,NAME,...) among them whatever they
+// measure, and for each problem the best of them with its split-K; printed, and written to
+// `emit` when given. 0, or 2 when the file cannot be written or a name is no candidate.
 template <class T>
 int emit_table(const std::vector<Candidate<T>> &cands, const std::vector<Problem> &problems,
-               const std::vector<Result> &results, int max_configs, const std::string &emit,
-               const char *gpu, int sms, const char *prec)
+               const std::vector<Result> &results, int max_configs, const std::string &keep_names,
+               const std::string &emit, const char *gpu, int sms, const char *prec)
 {
     const size_t E = sizeof(T);
     // t[p][c]: the best time of candidate c (over its splits) on problem p.
@@ -140,9 +144,24 @@ int emit_table(const std::vector<Candidate<T>> &cands, const std::vector<Problem
     std::vector<std::vector<int>> split_of(np, std::vector<int>(nc, 1));
     for (const Result &r : results)
         if (r.ms < t[r.problem][r.cand]) t[r.problem][r.cand] = r.ms, split_of[r.problem][r.cand] = r.splits;
-    // Start from the candidates that win somewhere; drop, one at a time, the one whose loss
-    // costs least (sum over problems of best-kept time / best time), down to max_configs.
-    std::set<int> keep;
+    // Start from the candidates that win somewhere and those kept by name; drop, one at a time,
+    // the one whose loss costs least (sum over problems of best-kept time / best time), down to
+    // max_configs, never one kept by name.
+    std::set<int> keep, forced;
+    for (size_t at = 0; at < keep_names.size();) {
+        size_t end = keep_names.find(',', at);
+        if (end == std::string::npos) end = keep_names.size();
+        const std::string name = keep_names.substr(at, end - at);
+        at = end + 1;
+        int c = 0;
+        while (c < nc && cands[c].name != name) c++;
+        if (c == nc) {
+            fprintf(stderr, "fastgemm-tune: --keep: %s is no candidate of this build\n", name.c_str());
+            return 2;
+        }
+        forced.insert(c);
+    }
+    keep = forced;
     for (int p = 0; p < np; p++) {
         int arg = -1;
         for (int c = 0; c < nc; c++)
@@ -163,11 +182,13 @@ int emit_table(const std::vector<Candidate<T>> &cands, const std::vector<Problem
         int drop = -1;
         double drop_cost = INFINITY;
         for (int c : keep) {
+            if (forced.count(c)) continue;
             std::set<int> rest = keep;
             rest.erase(c);
             const double x = cost(rest);
             if (x < drop_cost) drop_cost = x, drop = c;
         }
+        if (drop < 0) break; // only the ones kept by name are left
         keep.erase(drop);
     }
     // Largest block tile first (the ablation starts from the first configuration).
@@ -406,7 +427,7 @@ int tune(const std::vector<Candidate<T>> &cands, const Options &o, const char *p
         cudaFree(ws);
     }
     fclose(csv);
-    const int rc = emit_table(cands, problems, results, max_configs, emit, prop.name, sms, prec);
+    const int rc = emit_table(cands, problems, results, max_configs, o.keep, emit, prop.name, sms, prec);
     return rc != 0 ? rc : failures != 0 ? 1 : 0;
 }
 
@@ -484,7 +505,7 @@ int select_from_csv(const std::vector<Candidate<T>> &cands, const Options &o, co
     CHECK_CUDA(cudaGetDeviceProperties(&prop, 0));
     printf("%s: %d rows, %zu problems, %zu results\n", o.select_from.c_str(), rows, problems.size(),
            results.size());
-    return emit_table(cands, problems, results, o.max_configs, o.emit, prop.name,
+    return emit_table(cands, problems, results, o.max_configs, o.keep, o.emit, prop.name,
                       prop.multiProcessorCount, prec);
 }
 
@@ -503,6 +524,7 @@ int main(int argc, char **argv)
         else if (!strcmp(argv[i], "--csv")) o.csv_path = argv[i + 1];
         else if (!strcmp(argv[i], "--emit")) o.emit = argv[i + 1];
         else if (!strcmp(argv[i], "--max-configs")) o.max_configs = atoi(argv[i + 1]);
+        else if (!strcmp(argv[i], "--keep")) o.keep = argv[i + 1];
         else if (!strcmp(argv[i], "--select-from")) o.select_from = argv[i + 1];
         else if (!strcmp(argv[i], "--stream-k")) o.stream_k = atoi(argv[i + 1]);
         else {
