@@ -10,8 +10,8 @@
 // the few configurations that together come closest to the best everywhere, and the best of
 // them, with its split-K, for each problem measured (--keep names configurations it keeps in
 // any case). --select-from CSV makes the table from an earlier run's measurements instead,
-// timing nothing. A candidate runs unsplit as the library
-// runs it: with stream-K for the last wave where the library's rule takes it (--stream-k 0: never).
+// timing nothing. A candidate runs unsplit as the library runs it: with stream-K for the last
+// wave where the library's rule takes it (--stream-k 0: never).
 // Built on the GPU machine only (-DFASTGEMM_BUILD_TUNER=ON), never part of the library.
 // Usage: fastgemm-tune [--prec s|d] [--shapes MxNxK,...] [--trans NN,TN,...] [--reps N]
 //                      [--csv FILE] [--emit FILE] [--max-configs N] [--keep NAME,...]
