@@ -10,6 +10,8 @@
 
 #include "gemm_common.cuh"
 
+#include <utility>
+
 namespace fg_simt {
 
 using namespace fg_kern;
@@ -36,7 +38,13 @@ struct SimtConfig {
     static constexpr int PAD = FEAT & FG_NO_PAD ? 0 : 4;
     static constexpr int LDA_S = BM + PAD, LDB_S = BN + PAD;
     static constexpr int A_STAGE = BK * LDA_S, B_STAGE = BK * LDB_S; // floats
-    static constexpr int SMEM_BYTES = STAGES * (A_STAGE + B_STAGE) * (int)sizeof(float);
+    // NN runs as the TT of the transposed problem (swaps_nn) on tiles wider than tall whose warps
+    // store 32 columns a pass (store_tile_t); its staging, a warp's 32 columns of WM + 4 floats,
+    // reuses the stages' shared memory.
+    static constexpr bool SWAP_NN = BN > BM && WARP_TILE && 4 * LN == 32;
+    static constexpr int STAGING_BYTES = SWAP_NN ? WARPS_M * WARPS_N * 32 * (WM + 4) * (int)sizeof(float) : 0;
+    static constexpr int STAGE_BYTES_ALL = STAGES * (A_STAGE + B_STAGE) * (int)sizeof(float);
+    static constexpr int SMEM_BYTES = STAGE_BYTES_ALL > STAGING_BYTES ? STAGE_BYTES_ALL : STAGING_BYTES;
     // Blocks of 256 threads with 8x8 per thread need about 128 registers: held to that, two
     // blocks fit an SM (the fast loop alone takes one more). Else no minimum (0).
     static constexpr int MIN_BLOCKS = TM * TN <= 64 && THREADS == 256 ? 2 : 0;
@@ -210,9 +218,70 @@ __device__ __forceinline__ void store_tile(const float (&acc)[Cfg::TM][Cfg::TN],
     }
 }
 
+// store_tile of a kernel that computes C^T (CT, swaps_nn): the tile's rows are columns of C. Each
+// warp stages its warp tile in shared memory, 32 of its columns at a time, with store_tile's
+// 16-byte stores (so the accumulators keep the registers they have in the other instances: the
+// main loop's code depends on them), and reads it back along the rows of C, 4 of them a lane.
+template <class Cfg>
+__device__ __forceinline__ void store_tile_t(const float (&acc)[Cfg::TM][Cfg::TN], int64_t m, int64_t n,
+                                             int64_t m0, int64_t n0, int row_s, int col_s, float alpha,
+                                             float beta, float *__restrict__ c, int64_t ldc, bool vec_c)
+{
+    constexpr int TM = Cfg::TM, TN = Cfg::TN, GSM = Cfg::GSM, GSN = Cfg::GSN, WM = Cfg::WM;
+    constexpr int COLS = GSN; // a pass: the warp tile's columns of one group of 4 a lane
+    constexpr int LD = WM + 4; // 16-byte rows; the two column halves of a quarter-warp 16 banks apart
+    static_assert(Cfg::SWAP_NN && COLS == 32 && Cfg::STAGING_BYTES == Cfg::WARPS_M * Cfg::WARPS_N * COLS * LD * 4,
+                  "SimtConfig's staging");
+    extern __shared__ __align__(16) float smem[];
+    const int warp = threadIdx.x / 32, lane = threadIdx.x % 32;
+    const int wm0 = warp % Cfg::WARPS_M * WM, wn0 = warp / Cfg::WARPS_M * Cfg::WN;
+    float *ws = smem + warp * COLS * LD;
+    const int r_w = row_s - wm0, c_w = col_s - wn0; // the lane's first row and column in its warp tile
+    __syncthreads(); // the last k-tile's fragments read by every warp
+#pragma unroll
+    for (int p = 0; p < TN / 4; p++) {
+#pragma unroll
+        for (int q = 0; q < 4; q++) // column c_w + q of this pass
+#pragma unroll
+            for (int h = 0; h < TM / 4; h++)
+                *reinterpret_cast<float4 *>(ws + (c_w + q) * LD + r_w + h * GSM) =
+                    make_float4(alpha * acc[h * 4 + 0][p * 4 + q], alpha * acc[h * 4 + 1][p * 4 + q],
+                                alpha * acc[h * 4 + 2][p * 4 + q], alpha * acc[h * 4 + 3][p * 4 + q]);
+        __syncwarp();
+        // Lane: 4 consecutive columns of the pass (rows of C), row (column of C) lane / 8 + 4 it.
+        const int jq = lane % 8 * 4;
+        const int64_t gn = n0 + wn0 + p * COLS + jq; // the first of its 4 rows of C
+#pragma unroll 4
+        for (int it = 0; it < WM / 4; it++) {
+            const int ii = it * 4 + lane / 8;
+            const int64_t gm = m0 + wm0 + ii; // a column of C
+            if (gm >= m) continue;
+            float r[4];
+#pragma unroll
+            for (int t = 0; t < 4; t++) r[t] = ws[(jq + t) * LD + ii];
+            float *cp = c + gn + gm * ldc;
+            if (vec_c && gn + 3 < n) {
+                float4 out = make_float4(r[0], r[1], r[2], r[3]);
+                if (beta != 0.f) {
+                    const float4 old = *reinterpret_cast<const float4 *>(cp);
+                    out = make_float4(out.x + beta * old.x, out.y + beta * old.y, out.z + beta * old.z,
+                                      out.w + beta * old.w);
+                }
+                *reinterpret_cast<float4 *>(cp) = out;
+            } else {
+#pragma unroll
+                for (int t = 0; t < 4; t++)
+                    if (gn + t < n) cp[t] = beta != 0.f ? r[t] + beta * cp[t] : r[t];
+            }
+        }
+        __syncwarp();
+    }
+    __syncthreads(); // a next piece (stream-K) copies into the stages
+}
+
 // ELEM (FG_SPREAD configurations): the instance for an mn-contiguous operand that cannot take
 // 16-byte copies; its fast loop copies such operands element by element (launch_any).
-template <class Cfg, bool TA, bool TB, bool ELEM = false>
+template <class Cfg, bool TA, bool TB, bool ELEM = false, bool CT = false>
 __global__ void __launch_bounds__(Cfg::THREADS, Cfg::MIN_BLOCKS)
     sgemm_simt(int64_t m, int64_t n, int64_t k, int64_t kslice, float alpha,
                const float *__restrict__ a, int64_t lda, const float *__restrict__ b, int64_t ldb,
@@ -235,13 +304,14 @@ __global__ void __launch_bounds__(Cfg::THREADS, Cfg::MIN_BLOCKS)
     lane_origin<Cfg>(threadIdx.x, row_s, col_s);
     float acc[Cfg::TM][Cfg::TN];
     tile_product<Cfg, TA, TB, ELEM>(acc, m, n, k, a, lda, b, ldb, m0, n0, vec_a, vec_b, row_s, col_s);
-    store_tile<Cfg>(acc, m, n, m0, n0, row_s, col_s, alpha, beta, c, ldc, vec_c);
+    if constexpr (CT) store_tile_t<Cfg>(acc, m, n, m0, n0, row_s, col_s, alpha, beta, c, ldc, vec_c);
+    else store_tile<Cfg>(acc, m, n, m0, n0, row_s, col_s, alpha, beta, c, ldc, vec_c);
     fg_kern::tl_stamp(0, blockIdx.x, 2);
 }
 
 // The stream-K part of a launch (StreamK, launch_streamk): ctas blocks, each over its run of
 // k-tiles of the last tiles.
-template <class Cfg, bool TA, bool TB>
+template <class Cfg, bool TA, bool TB, bool CT = false>
 __global__ void __launch_bounds__(Cfg::THREADS, Cfg::MIN_BLOCKS)
     sgemm_simt_sk(int64_t m, int64_t n, int64_t k, float alpha, const float *__restrict__ a,
                   int64_t lda, const float *__restrict__ b, int64_t ldb, float beta,
@@ -289,7 +359,8 @@ __global__ void __launch_bounds__(Cfg::THREADS, Cfg::MIN_BLOCKS)
         [&](int64_t tile) {
             int64_t m0, n0;
             origin(tile, m0, n0);
-            store_tile<Cfg>(acc, m, n, m0, n0, row_s, col_s, alpha, beta, c, ldc, vec_c);
+            if constexpr (CT) store_tile_t<Cfg>(acc, m, n, m0, n0, row_s, col_s, alpha, beta, c, ldc, vec_c);
+            else store_tile<Cfg>(acc, m, n, m0, n0, row_s, col_s, alpha, beta, c, ldc, vec_c);
         });
 }
 
@@ -300,30 +371,46 @@ using LaunchFn = fg_kern::LaunchFn<float>;
 template <class Cfg>
 constexpr bool has_streamk() { return Cfg::TM * Cfg::TN >= 128; }
 
+// NN on a block tile wider than tall runs as the TT of the transposed problem, C^T = B^T A^T
+// (op(A') = B^T, op(B') = A^T, the kernel storing C^T: CT): the k-contiguous operand B then goes
+// over the tile's shorter side, so a k-tile takes half the 4-byte transposing copies (8 a
+// thread at 128x256 instead of 16). Where A allows the 16-byte copies of op(B') (aligned16) and
+// K is not split into slices. H100, against the NN kernel in one run (perf/NOTES.md, SGEMM 23):
+// 4096^3 0.98 -> 1.02 of cuBLAS, 8192^3 1.02 -> 1.04, 16384^3 0.99 -> 1.01.
+template <class Cfg>
+bool swaps_nn(bool ta, bool tb, const float *a, int64_t lda, int splits)
+{
+    return Cfg::SWAP_NN && !ta && !tb && splits <= 1 && aligned16(a, lda, 4);
+}
+
 // Cfg's instances: [ta + 2 tb] for the transpose pair, + 4 with FG_SPREAD where op(A) = A or
-// op(B) = B^T (mn-contiguous) cannot take 16-byte copies (the ELEM ones).
+// op(B) = B^T (mn-contiguous) cannot take 16-byte copies (the ELEM ones); [8] swaps_nn's.
 template <class Cfg>
 struct Instances {
     static constexpr bool E = Cfg::SPREAD; // without FG_SPREAD the last four are the first four
-    static constexpr fg_kern::GemmKernel<float> kernels[8] = {
+    static constexpr fg_kern::GemmKernel<float> kernels[9] = {
         sgemm_simt<Cfg, false, false>,    sgemm_simt<Cfg, true, false>,
         sgemm_simt<Cfg, false, true>,     sgemm_simt<Cfg, true, true>,
         sgemm_simt<Cfg, false, false, E>, sgemm_simt<Cfg, true, false, E>,
-        sgemm_simt<Cfg, false, true, E>,  sgemm_simt<Cfg, true, true, E>};
-    static inline std::atomic<uint64_t> asked[8], asked_sk[4];
-    static inline std::atomic<int> slots[4][64];
-    static int pick(bool ta, bool tb, const float *a, int64_t lda, const float *b, int64_t ldb)
+        sgemm_simt<Cfg, false, true, E>,  sgemm_simt<Cfg, true, true, E>,
+        sgemm_simt<Cfg, true, true, false, Cfg::SWAP_NN>}; // the TT one where unused
+    static inline std::atomic<uint64_t> asked[9], asked_sk[5];
+    static inline std::atomic<int> slots[5][64];
+    // The instance; with swaps_nn (8), the caller swaps the operands and m, n.
+    static int pick(bool ta, bool tb, const float *a, int64_t lda, const float *b, int64_t ldb, int splits)
     {
         const int t = ta + 2 * tb;
+        if (swaps_nn<Cfg>(ta, tb, a, lda, splits)) return 8;
         return E && ((!ta && !aligned16(a, lda, 4)) || (tb && !aligned16(b, ldb, 4))) ? t + 4 : t;
     }
-    // The stream-K plan of instance t (none for the ELEM ones).
+    // The stream-K plan of instance t (none for the ELEM ones) on its m x n (swapped for 8).
     static fg_kern::StreamKPlan plan(int t, int64_t m, int64_t n, int64_t k, bool force)
     {
-        if (!has_streamk<Cfg>() || t >= 4) return {};
+        if (!has_streamk<Cfg>() || (t >= 4 && t != 8)) return {};
         const int64_t tiles = ((m + Cfg::BM - 1) / Cfg::BM) * ((n + Cfg::BN - 1) / Cfg::BN);
         if (tiles > 0x7fffffff) return {};
-        const int waves = fg_kern::resident_blocks(kernels[t], asked[t], slots[t], Cfg::THREADS, Cfg::SMEM_BYTES);
+        const int i = t == 8 ? 4 : t;
+        const int waves = fg_kern::resident_blocks(kernels[t], asked[t], slots[i], Cfg::THREADS, Cfg::SMEM_BYTES);
         return fg_kern::streamk_plan(tiles, (k + Cfg::BK - 1) / Cfg::BK, waves, 4 * Cfg::STAGES, force);
     }
 };
@@ -334,7 +421,9 @@ size_t streamk_bytes(bool ta, bool tb, int64_t m, int64_t n, int64_t k, const fl
                      const float *b, int64_t ldb, bool force)
 {
     using I = Instances<Cfg>;
-    return fg_kern::streamk_bytes(I::plan(I::pick(ta, tb, a, lda, b, ldb), m, n, k, force), Cfg::BM, Cfg::BN, 4);
+    const int t = I::pick(ta, tb, a, lda, b, ldb, 0);
+    return fg_kern::streamk_bytes(t == 8 ? I::plan(t, n, m, k, force) : I::plan(t, m, n, k, force), Cfg::BM,
+                                  Cfg::BN, 4);
 }
 
 // Cfg's launcher: the instance of the transpose pair, and with FG_SPREAD, when op(A) = A or
@@ -346,15 +435,22 @@ cudaError_t launch_any(bool ta, bool tb, int64_t m, int64_t n, int64_t k, float 
                        float *c, int64_t ldc, int splits, float *ws, cudaStream_t s)
 {
     using I = Instances<Cfg>;
-    const int t = I::pick(ta, tb, a, lda, b, ldb);
+    const int t = I::pick(ta, tb, a, lda, b, ldb, splits);
+    if (t == 8) { // swaps_nn: C^T = B^T A^T
+        std::swap(m, n);
+        std::swap(a, b);
+        std::swap(lda, ldb);
+    }
     if constexpr (has_streamk<Cfg>()) {
         if (splits == 0 && ws) {
             const fg_kern::StreamKPlan p = I::plan(t, m, n, k, true);
-            constexpr decltype(&sgemm_simt_sk<Cfg, false, false>) sk[4] = {
+            constexpr decltype(&sgemm_simt_sk<Cfg, false, false>) sk[5] = {
                 sgemm_simt_sk<Cfg, false, false>, sgemm_simt_sk<Cfg, true, false>,
-                sgemm_simt_sk<Cfg, false, true>, sgemm_simt_sk<Cfg, true, true>};
+                sgemm_simt_sk<Cfg, false, true>, sgemm_simt_sk<Cfg, true, true>,
+                sgemm_simt_sk<Cfg, true, true, Cfg::SWAP_NN>};
+            const int i = t == 8 ? 4 : t;
             if (p.tiles > 0)
-                return fg_kern::launch_streamk<float>(I::kernels[t], I::asked[t], sk[t], I::asked_sk[t], p,
+                return fg_kern::launch_streamk<float>(I::kernels[t], I::asked[t], sk[i], I::asked_sk[i], p,
                                                       Cfg::THREADS, Cfg::SMEM_BYTES, Cfg::BM, Cfg::BN,
                                                       Cfg::BK, m, n, k, alpha, a, lda, b, ldb, beta, c,
                                                       ldc, ws, s);
