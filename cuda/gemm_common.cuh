@@ -34,6 +34,7 @@ enum : int {
                          // accelerator, stages handed over by mbarriers (dgemm_tma)
     FG_SPREAD = 512,     // a tuning choice (SIMT, with FG_FAST_LOOP): the fast loop issues the
                          // next tile's copies among the steps of this one, not all at its start
+    FG_NO_SWAP = 1024,   // (SIMT) NN computed as NN, not as the TT of the transposed problem
 };
 
 // An opaque move: ptxas can no longer recompute v from the kernel parameters (a loader's `pin`).

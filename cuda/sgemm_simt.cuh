@@ -41,7 +41,7 @@ struct SimtConfig {
     // NN runs as the TT of the transposed problem (swaps_nn) on tiles wider than tall whose warps
     // store 32 columns a pass (store_tile_t); its staging, a warp's 32 columns of WM + 4 floats,
     // reuses the stages' shared memory.
-    static constexpr bool SWAP_NN = BN > BM && WARP_TILE && 4 * LN == 32;
+    static constexpr bool SWAP_NN = BN > BM && WARP_TILE && 4 * LN == 32 && !(FEAT & FG_NO_SWAP);
     static constexpr int STAGING_BYTES = SWAP_NN ? WARPS_M * WARPS_N * 32 * (WM + 4) * (int)sizeof(float) : 0;
     static constexpr int STAGE_BYTES_ALL = STAGES * (A_STAGE + B_STAGE) * (int)sizeof(float);
     static constexpr int SMEM_BYTES = STAGE_BYTES_ALL > STAGING_BYTES ? STAGE_BYTES_ALL : STAGING_BYTES;

@@ -1,9 +1,9 @@
 // ablate.cu: the ablation table in the seed blog's style. The library's first (largest)
 // SGEMM configuration, then the same kernel with one feature switched off at a time (padding,
 // cp.async, the pipeline's stages, spreading the copies, warp tiling, register caching,
-// rasterization), and the plain shared-memory tiled kernel, each timed against cuBLAS in the
-// same run on square NN problems; every result is validated first. Built on the GPU machine
-// only (-DFASTGEMM_BUILD_TUNER=ON).
+// rasterization, NN run as the TT of the transposed problem), and the plain shared-memory
+// tiled kernel, each timed against cuBLAS in the same run on square NN problems; every result
+// is validated first. Built on the GPU machine only (-DFASTGEMM_BUILD_TUNER=ON).
 // Usage: fastgemm-ablate [--sizes 2048,4096] [--reps N] [--csv FILE]
 #include "../cuda/kernels.h"
 #include "../cuda/sgemm_simt.cuh"
@@ -48,12 +48,14 @@ cudaError_t run_tiled(long m, long n, long k, const float *a, const float *b, fl
         {"one stage", run_simt<fg_simt::SimtConfig<BM, BN, BK, WM, WN, 1, TM, TN, F & ~FG_SPREAD>>}, \
         {"copies issued at the tile's start (no FG_SPREAD)",                                    \
          run_simt<fg_simt::SimtConfig<BM, BN, BK, WM, WN, S, TM, TN, F & ~FG_SPREAD>>},         \
-        {"no warp tiling",                                                                      \
+        {"no warp tiling (nor the swap: its epilogue needs warp tiles)",                        \
          run_simt<fg_simt::SimtConfig<BM, BN, BK, WM, WN, S, TM, TN, F | FG_NO_WARP_TILE>>},    \
         {"no register caching",                                                                 \
          run_simt<fg_simt::SimtConfig<BM, BN, BK, WM, WN, S, TM, TN, F | FG_NO_REG_CACHE>>},    \
         {"no rasterization",                                                                    \
          run_simt<fg_simt::SimtConfig<BM, BN, BK, WM, WN, S, TM, TN, F | FG_NO_RASTER>>},       \
+        {"NN computed as NN (no swap to the transposed TT)",                                    \
+         run_simt<fg_simt::SimtConfig<BM, BN, BK, WM, WN, S, TM, TN, F | FG_NO_SWAP>>},         \
         {"plain tiled kernel (tiled_64x64x16)", run_tiled},                                     \
     };
 FG_SGEMM_FIRST(FG_VARIANTS)
