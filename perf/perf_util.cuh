@@ -1,6 +1,6 @@
 // perf_util.cuh: what the perf/ programs share: error checks, device-side random fill and NaN
 // poison, the rotating input sets of timed calls, a count of non-finite entries, the FP64 spot
-// check with the netlib gauge, medians.
+// check with the netlib gauge, medians, and the hold that times the GPU's work alone.
 #pragma once
 
 #include <cublas_v2.h>
@@ -173,11 +173,34 @@ void warm(cudaStream_t s, F &&call, double seconds)
 }
 
 // Times and validates GEMM calls enqueued on one stream.
+// Holds the stream until *go is set by the host (pinned, mapped memory), or a second has passed:
+// queued behind it, a round of calls starts on the GPU only once the host has queued it all,
+// so that events around each call time the GPU's work alone, not the host's queueing (a call
+// the GPU runs faster than the host queues it).
+static __global__ void hold(const volatile int *go)
+{
+    unsigned long long t0, t;
+    asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t0));
+    do {
+        __nanosleep(1000);
+        asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t));
+    } while (!*go && t - t0 < 1000000000ull);
+}
+
+// The flag of hold(), in pinned memory mapped for the device.
+inline volatile int *hold_flag()
+{
+    void *go = nullptr;
+    CHECK_CUDA(cudaHostAlloc(&go, sizeof(int), cudaHostAllocMapped));
+    return static_cast<volatile int *>(go);
+}
+
 struct Bench {
     cudaStream_t s;
     int reps;
     double *ratio;
     unsigned long long *bad;
+    volatile int *go = nullptr; // hold_rounds: each round of queued calls waits behind hold()
 
     Bench(cudaStream_t stream, int repetitions) : s(stream), reps(repetitions)
     {
@@ -188,6 +211,12 @@ struct Bench {
     {
         cudaFree(ratio);
         cudaFree(bad);
+        if (go) cudaFreeHost(const_cast<int *>(go));
+    }
+    // From now on each round of queued calls is timed on the GPU alone (hold).
+    void hold_rounds()
+    {
+        if (!go) go = hold_flag();
     }
 
     // The median time in ms of `reps` calls queued back to back, as a caller runs them, after
@@ -220,11 +249,16 @@ struct Bench {
     {
         std::vector<cudaEvent_t> ev(2 * n);
         for (cudaEvent_t &e : ev) CHECK_CUDA(cudaEventCreate(&e));
+        if (go) {
+            *go = 0;
+            hold<<<1, 1, 0, s>>>(go);
+        }
         for (int i = 0; i < n; i++) {
             CHECK_CUDA(cudaEventRecord(ev[2 * i], s));
             call();
             CHECK_CUDA(cudaEventRecord(ev[2 * i + 1], s));
         }
+        if (go) *go = 1;
         CHECK_CUDA(cudaStreamSynchronize(s));
         for (int i = 0; i < n; i++) {
             float ms;

@@ -37,18 +37,7 @@ struct Lib<double> : Cublas<double> {
     }
 };
 
-// Holds the stream until *go is set by the host (pinned, mapped memory), or a second has passed.
-__global__ void hold(const volatile int *go)
-{
-    unsigned long long t0, t;
-    asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t0));
-    do {
-        __nanosleep(1000);
-        asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t));
-    } while (!*go && t - t0 < 1000000000ull);
-}
-
-static volatile int *queued_go; // --queued 1: the flag of hold(), else null
+static volatile int *queued_go; // --queued 1: the flag of hold() (perf_util.cuh), else null
 
 template <typename T>
 static bool run_shape(cublasHandle_t h, cudaStream_t s, const Shape &sh, char ta, char tb,
@@ -218,11 +207,7 @@ int main(int argc, char **argv)
            prop.multiProcessorCount, prop.l2CacheSize >> 20, fastgemm_version(),
            getenv("FASTGEMM_KERNEL") ? getenv("FASTGEMM_KERNEL") : "(table)",
            queued ? "queued (the GPU's work alone)" : "events");
-    if (queued) {
-        void *go = nullptr;
-        CHECK_CUDA(cudaHostAlloc(&go, sizeof(int), cudaHostAllocMapped));
-        queued_go = static_cast<volatile int *>(go);
-    }
+    if (queued) queued_go = hold_flag();
     cublasHandle_t h;
     cudaStream_t s;
     CHECK_CUBLAS(cublasCreate(&h));

@@ -13,9 +13,11 @@
 // timing nothing. A candidate runs unsplit as the library runs it: with stream-K for the last
 // wave where the library's rule takes it (--stream-k 0: never).
 // Built on the GPU machine only (-DFASTGEMM_BUILD_TUNER=ON), never part of the library.
+// --queued 1 times each round of calls on the GPU alone (perf_util.cuh's hold), where a call
+// the GPU runs faster than the host queues it (256^3-512^3) would otherwise be timed by the host.
 // Usage: fastgemm-tune [--prec s|d] [--shapes MxNxK,...] [--trans NN,TN,...] [--reps N]
 //                      [--csv FILE] [--emit FILE] [--max-configs N] [--keep NAME,...]
-//                      [--select-from CSV] [--stream-k 0|1]
+//                      [--select-from CSV] [--stream-k 0|1] [--queued 0|1]
 // Exit status: 0; 2 when an option, a file or the table could not be had (that first, since
 // then nothing was written); else 1 when a candidate failed validation (the table is made
 // from the others).
@@ -125,6 +127,7 @@ struct Options {
                 keep;        // configurations the table keeps whatever the others measure
     int reps = 10, max_configs = 4;
     int stream_k = 1; // unsplit candidates as the library runs them (FASTGEMM_STREAM_K=1), or never
+    int queued = 0;   // 1: rounds timed on the GPU alone (Bench::hold_rounds)
 };
 
 // The table: from the candidates' best times on each problem (results[i].ms, in the unit of the
@@ -266,7 +269,8 @@ int tune(const std::vector<Candidate<T>> &cands, const Options &o, const char *p
     cudaDeviceProp prop;
     CHECK_CUDA(cudaGetDeviceProperties(&prop, 0));
     const int sms = prop.multiProcessorCount;
-    printf("GPU: %s, %d SMs; %zu candidates\n", prop.name, sms, cands.size());
+    printf("GPU: %s, %d SMs; %zu candidates; timing %s\n", prop.name, sms, cands.size(),
+           o.queued ? "queued (the GPU's work alone)" : "events");
     cudaStream_t s;
     cublasHandle_t h;
     CHECK_CUDA(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking));
@@ -276,6 +280,7 @@ int tune(const std::vector<Candidate<T>> &cands, const Options &o, const char *p
     if (!csv) return 2;
     fputs(csv_header, csv);
     Bench bench(s, reps);
+    if (o.queued) bench.hold_rounds();
     int failures = 0;
     std::vector<Problem> problems;
     std::vector<Result> results;
@@ -527,6 +532,7 @@ int main(int argc, char **argv)
         else if (!strcmp(argv[i], "--keep")) o.keep = argv[i + 1];
         else if (!strcmp(argv[i], "--select-from")) o.select_from = argv[i + 1];
         else if (!strcmp(argv[i], "--stream-k")) o.stream_k = atoi(argv[i + 1]);
+        else if (!strcmp(argv[i], "--queued")) o.queued = atoi(argv[i + 1]);
         else {
             fprintf(stderr, "fastgemm-tune: unknown option %s\n", argv[i]);
             return 2;
