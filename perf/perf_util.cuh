@@ -172,7 +172,6 @@ void warm(cudaStream_t s, F &&call, double seconds)
     } while (std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count() < seconds);
 }
 
-// Times and validates GEMM calls enqueued on one stream.
 // Holds the stream until *go is set by the host (pinned, mapped memory), or a second has passed:
 // queued behind it, a round of calls starts on the GPU only once the host has queued it all,
 // so that events around each call time the GPU's work alone, not the host's queueing (a call
@@ -195,6 +194,7 @@ inline volatile int *hold_flag()
     return static_cast<volatile int *>(go);
 }
 
+// Times and validates GEMM calls enqueued on one stream.
 struct Bench {
     cudaStream_t s;
     int reps;
