@@ -15,9 +15,10 @@
 // Built on the GPU machine only (-DFASTGEMM_BUILD_TUNER=ON), never part of the library.
 // --queued 1 times each round of calls on the GPU alone (perf_util.cuh's hold), where a call
 // the GPU runs faster than the host queues it (256^3-512^3) would otherwise be timed by the host.
+// --only NAME,... times the named candidates alone (in the order of the build's list).
 // Usage: fastgemm-tune [--prec s|d] [--shapes MxNxK,...] [--trans NN,TN,...] [--reps N]
 //                      [--csv FILE] [--emit FILE] [--max-configs N] [--keep NAME,...]
-//                      [--select-from CSV] [--stream-k 0|1] [--queued 0|1]
+//                      [--select-from CSV] [--stream-k 0|1] [--queued 0|1] [--only NAME,...]
 // Exit status: 0; 2 when an option, a file or the table could not be had (that first, since
 // then nothing was written); else 1 when a candidate failed validation (the table is made
 // from the others).
@@ -121,10 +122,33 @@ void apply_final(std::vector<Result> &results, std::vector<double> &ratios, int 
     }
 }
 
+// The candidates named in `names` (NAME,NAME,...) as indices into cands; false, with a message
+// naming `option`, when one is no candidate of this build.
+template <class T>
+bool named(const std::vector<Candidate<T>> &cands, const std::string &names, const char *option,
+           std::set<int> &out)
+{
+    for (size_t at = 0; at < names.size();) {
+        size_t end = names.find(',', at);
+        if (end == std::string::npos) end = names.size();
+        const std::string name = names.substr(at, end - at);
+        at = end + 1;
+        size_t c = 0;
+        while (c < cands.size() && cands[c].name != name) c++;
+        if (c == cands.size()) {
+            fprintf(stderr, "fastgemm-tune: %s: %s is no candidate of this build\n", option, name.c_str());
+            return false;
+        }
+        out.insert((int)c);
+    }
+    return true;
+}
+
 struct Options {
     std::string shapes = default_shapes, trans = "NN,NT,TN,TT", csv_path = "tune.csv", emit,
                 select_from, // a tuner CSV: its measurements selected again, nothing timed
-                keep;        // configurations the table keeps whatever the others measure
+                keep,        // configurations the table keeps whatever the others measure
+                only;        // the candidates timed (all when empty)
     int reps = 10, max_configs = 4;
     int stream_k = 1; // unsplit candidates as the library runs them (FASTGEMM_STREAM_K=1), or never
     int queued = 0;   // 1: rounds timed on the GPU alone (Bench::hold_rounds)
@@ -151,19 +175,7 @@ int emit_table(const std::vector<Candidate<T>> &cands, const std::vector<Problem
     // the one whose loss costs least (sum over problems of best-kept time / best time), down to
     // max_configs, never one kept by name.
     std::set<int> keep, forced;
-    for (size_t at = 0; at < keep_names.size();) {
-        size_t end = keep_names.find(',', at);
-        if (end == std::string::npos) end = keep_names.size();
-        const std::string name = keep_names.substr(at, end - at);
-        at = end + 1;
-        int c = 0;
-        while (c < nc && cands[c].name != name) c++;
-        if (c == nc) {
-            fprintf(stderr, "fastgemm-tune: --keep: %s is no candidate of this build\n", name.c_str());
-            return 2;
-        }
-        forced.insert(c);
-    }
+    if (!named(cands, keep_names, "--keep", forced)) return 2;
     keep = forced;
     for (int p = 0; p < np; p++) {
         int arg = -1;
@@ -514,6 +526,20 @@ int select_from_csv(const std::vector<Candidate<T>> &cands, const Options &o, co
                       prop.multiProcessorCount, prec);
 }
 
+// The run the options ask for, over this build's candidates (those named by --only, if given).
+template <class T>
+int run(std::vector<Candidate<T>> cands, const Options &o, const char *prec)
+{
+    if (!o.only.empty()) {
+        std::set<int> only;
+        if (!named(cands, o.only, "--only", only)) return 2;
+        std::vector<Candidate<T>> some;
+        for (int c : only) some.push_back(cands[c]);
+        cands = some;
+    }
+    return o.select_from.empty() ? tune(cands, o, prec) : select_from_csv(cands, o, prec);
+}
+
 } // namespace
 
 int main(int argc, char **argv)
@@ -530,6 +556,7 @@ int main(int argc, char **argv)
         else if (!strcmp(argv[i], "--emit")) o.emit = argv[i + 1];
         else if (!strcmp(argv[i], "--max-configs")) o.max_configs = atoi(argv[i + 1]);
         else if (!strcmp(argv[i], "--keep")) o.keep = argv[i + 1];
+        else if (!strcmp(argv[i], "--only")) o.only = argv[i + 1];
         else if (!strcmp(argv[i], "--select-from")) o.select_from = argv[i + 1];
         else if (!strcmp(argv[i], "--stream-k")) o.stream_k = atoi(argv[i + 1]);
         else if (!strcmp(argv[i], "--queued")) o.queued = atoi(argv[i + 1]);
@@ -548,7 +575,7 @@ int main(int argc, char **argv)
         std::vector<Candidate<double>> cands;
 #define FG_COLLECT_D(i) cands.push_back(fg_tune_candidate_d_##i());
         FG_TUNE_LIST_D(FG_COLLECT_D)
-        return o.select_from.empty() ? tune(cands, o, "d") : select_from_csv(cands, o, "d");
+        return run(cands, o, "d");
     }
     if (prec != "s") {
         fprintf(stderr, "fastgemm-tune: --prec is s or d\n");
@@ -557,5 +584,5 @@ int main(int argc, char **argv)
     std::vector<Candidate<float>> cands;
 #define FG_COLLECT_S(i) cands.push_back(fg_tune_candidate_s_##i());
     FG_TUNE_LIST_S(FG_COLLECT_S)
-    return o.select_from.empty() ? tune(cands, o, "s") : select_from_csv(cands, o, "s");
+    return run(cands, o, "s");
 }
