@@ -403,14 +403,16 @@ struct Instances {
         if (swaps_nn<Cfg>(ta, tb, a, lda, splits)) return 8;
         return E && ((!ta && !aligned16(a, lda, 4)) || (tb && !aligned16(b, ldb, 4))) ? t + 4 : t;
     }
+    // The stream-K kernel of instance t (0-3, or 8: swaps_nn's) is sk_slot(t) of five.
+    static constexpr int sk_slot(int t) { return t == 8 ? 4 : t; }
     // The stream-K plan of instance t (none for the ELEM ones) on its m x n (swapped for 8).
     static fg_kern::StreamKPlan plan(int t, int64_t m, int64_t n, int64_t k, bool force)
     {
         if (!has_streamk<Cfg>() || (t >= 4 && t != 8)) return {};
         const int64_t tiles = ((m + Cfg::BM - 1) / Cfg::BM) * ((n + Cfg::BN - 1) / Cfg::BN);
         if (tiles > 0x7fffffff) return {};
-        const int i = t == 8 ? 4 : t;
-        const int waves = fg_kern::resident_blocks(kernels[t], asked[t], slots[i], Cfg::THREADS, Cfg::SMEM_BYTES);
+        const int waves = fg_kern::resident_blocks(kernels[t], asked[t], slots[sk_slot(t)], Cfg::THREADS,
+                                                   Cfg::SMEM_BYTES);
         return fg_kern::streamk_plan(tiles, (k + Cfg::BK - 1) / Cfg::BK, waves, 4 * Cfg::STAGES, force);
     }
 };
@@ -448,7 +450,7 @@ cudaError_t launch_any(bool ta, bool tb, int64_t m, int64_t n, int64_t k, float 
                 sgemm_simt_sk<Cfg, false, false>, sgemm_simt_sk<Cfg, true, false>,
                 sgemm_simt_sk<Cfg, false, true>, sgemm_simt_sk<Cfg, true, true>,
                 sgemm_simt_sk<Cfg, true, true, Cfg::SWAP_NN>};
-            const int i = t == 8 ? 4 : t;
+            const int i = I::sk_slot(t);
             if (p.tiles > 0)
                 return fg_kern::launch_streamk<float>(I::kernels[t], I::asked[t], sk[i], I::asked_sk[i], p,
                                                       Cfg::THREADS, Cfg::SMEM_BYTES, Cfg::BM, Cfg::BN,
