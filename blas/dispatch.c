@@ -96,6 +96,7 @@ static void read_config(void)
     config.slot_kb = env_int("FASTGEMM_SLOT_KB", 4, 1 << 20, 16 << 10,
                              "a size from 4 to 1048576 (KB); using 16384");
     config.block = env_int("FASTGEMM_BLOCK", 16, 1 << 20, 0, "a block size from 16 to 1048576; using the default");
+    config.tail_rows = env_int("FASTGEMM_TAIL_ROWS", 0, 1 << 30, 512, "a row count from 0 to 2^30; using 512");
     config.device_mb = env_int("FASTGEMM_DEVICE_MEMORY_MB", 1, (long long)1 << 40, 0,
                                "a size in MB; no cap");
     config.fault_after = (long)env_int("FASTGEMM_FAULT_AFTER", 1, 1L << 30, 0, "a positive number; ignored");

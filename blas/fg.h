@@ -189,6 +189,7 @@ typedef struct {
     int64_t pinned_kb; /* FASTGEMM_PINNED_KB: the pinned staging ring, default 128 MB */
     int64_t slot_kb;   /* FASTGEMM_SLOT_KB: one slot of the ring (a copy's chunk), default 16 MB */
     int64_t block;     /* FASTGEMM_BLOCK: rows/columns of its blocks, or 0 (by size) */
+    int64_t tail_rows; /* FASTGEMM_TAIL_ROWS: the rows of its last kernel, or 0 (as the rest) */
     int64_t device_mb; /* FASTGEMM_DEVICE_MEMORY_MB: a cap on its device memory, or 0 */
     long fault_after;  /* FASTGEMM_FAULT_AFTER (tests): its Nth kernel launch fails, or 0 */
     int learn;         /* FASTGEMM_LEARN: the auto mode learns from its calls (blas/model.c) */

@@ -8,8 +8,8 @@
  *                      [--rounds R] [--align BYTES]
  *
  * Each --lib is loaded privately (RTLD_LOCAL); @MODE (auto, gpu, cpu) sets a libfastgemm's mode
- * with fastgemm_set_mode before each of its calls. --lib-env sets VAR only while the next --lib
- * is loaded and its mode first set, which is when libfastgemm reads its settings: a second
+ * with fastgemm_set_mode before each of its calls. --lib-env (up to four before one --lib) sets
+ * VAR only while the next --lib is loaded and its mode first set, which is when libfastgemm reads its settings: a second
  * copy of libfastgemm (another file: dlopen shares one path's instance) can so run with other
  * settings in the same process, e.g. FASTGEMM_LEARN=1 against the default. --label names a
  * single --lib without LABEL=.
@@ -154,19 +154,23 @@ static int load_lib_now(lib_t *l, char *spec, const char *label)
     return 0;
 }
 
-/* --lib [LABEL=]PATH[@MODE], with env (VAR=VALUE, or NULL) set while it loads */
-static int load_lib(lib_t *l, char *spec, const char *label, char *env)
+/* --lib [LABEL=]PATH[@MODE], with env[0..nenv) (VAR=VALUE) set while it loads */
+static int load_lib(lib_t *l, char *spec, const char *label, char **env, int nenv)
 {
-    char *eqv = env ? strchr(env, '=') : NULL, *old = NULL;
-    if (eqv) {
+    char *old[4] = {NULL};
+    for (int e = 0; e < nenv; e++) {
+        char *eqv = strchr(env[e], '=');
         *eqv = 0;
-        if (getenv(env)) old = strdup(getenv(env));
-        setenv(env, eqv + 1, 1);
+        if (getenv(env[e])) old[e] = strdup(getenv(env[e]));
+        setenv(env[e], eqv + 1, 1);
+        *eqv = '=';
     }
     const int rc = load_lib_now(l, spec, label);
-    if (eqv) {
-        old ? setenv(env, old, 1) : unsetenv(env); /* as it was for the other libraries */
-        free(old);
+    for (int e = nenv - 1; e >= 0; e--) { /* as it was for the other libraries */
+        char *eqv = strchr(env[e], '=');
+        *eqv = 0;
+        old[e] ? setenv(env[e], old[e], 1) : unsetenv(env[e]);
+        free(old[e]);
         *eqv = '=';
     }
     return rc;
@@ -181,16 +185,19 @@ static void sleep_s(double s)
 int main(int argc, char **argv)
 {
     const char *prec = "sd", *which = "all", *label = "lib";
-    char *specs[8], *envs[8] = {NULL}, *next_env = NULL;
-    int nlib = 0, rounds = 0;
+    char *specs[8], *envs[8][4], *next_env[4];
+    int nlib = 0, rounds = 0, nenvs[8] = {0}, nnext = 0;
     long max_n = 16384;
     double min_time = 1.0;
     size_t align = 4096;
     for (int i = 1; i + 1 < argc; i += 2) {
         if (!strcmp(argv[i], "--lib") && nlib < 8) {
-            envs[nlib] = next_env, next_env = NULL;
+            for (int e = 0; e < nnext; e++) envs[nlib][e] = next_env[e];
+            nenvs[nlib] = nnext, nnext = 0;
             specs[nlib++] = argv[i + 1];
-        } else if (!strcmp(argv[i], "--lib-env") && strchr(argv[i + 1], '=')) next_env = argv[i + 1];
+        } else if (!strcmp(argv[i], "--lib-env") && strchr(argv[i + 1], '=') && nnext < 4) {
+            next_env[nnext++] = argv[i + 1];
+        }
         else if (!strcmp(argv[i], "--label")) label = argv[i + 1];
         else if (!strcmp(argv[i], "--prec")) prec = argv[i + 1];
         else if (!strcmp(argv[i], "--shapes")) which = argv[i + 1];
@@ -211,7 +218,7 @@ int main(int argc, char **argv)
     }
     static lib_t libs[8]; /* 400 KB of times each */
     for (int l = 0; l < nlib; l++)
-        if (load_lib(&libs[l], specs[l], label, envs[l]) != 0) return 2;
+        if (load_lib(&libs[l], specs[l], label, envs[l], nenvs[l]) != 0) return 2;
     /* The rounds' orders: row r of a Williams square, the first row 0, 1, n-1, 2, n-2, ... and
      * row r that plus r (mod n); for odd n, rows n..2n-1 are the first n reversed. */
     int nrows = nlib % 2 ? 2 * nlib : nlib, order[16][8];
