@@ -1031,16 +1031,17 @@ int fg_offload_gemm(const fg_gemm_args *g, const fg_operands *ops, int dev, bool
         const double t = fg_now_s() - t0;
         double first, busy, span, end, out;
         pl.gpu_times(&first, &busy, &span, &end, &out);
-        char in_by[40] = "";
+        char in_by[40] = "", out_at[48] = "";
         if (pl.incore) snprintf(in_by, sizeof in_by, ", all in at %.1f ms", pl.uploads_done_s * 1e3);
+        if (pl.bytes_out > 0) snprintf(out_at, sizeof out_at, ", the last copy out at %.1f ms", out);
         snprintf(why, whylen,
                  "pipeline: blocks %lldx%lld, %s, %zu kernels; host copies %.0f MB in, %.0f MB out, "
                  "%.1f ms at %.1f GB/s; waits %.1f ms%s; GPU: first kernel at %.1f ms, kernels "
-                 "busy %.1f of %.1f ms, the last done at %.1f ms, the last copy out at %.1f ms; %.1f ms",
+                 "busy %.1f of %.1f ms, the last done at %.1f ms%s; %.1f ms",
                  (long long)pl.mb, (long long)pl.nb, pl.incore ? "in core" : "out of core",
                  pl.jobs.size(), pl.bytes_in / 1e6, pl.bytes_out / 1e6, pl.copy_s * 1e3,
                  pl.copy_s > 0 ? (pl.bytes_in + pl.bytes_out) / pl.copy_s * 1e-9 : 0.0, pl.wait_s * 1e3,
-                 in_by, first, busy, span, end, out, t * 1e3);
+                 in_by, first, busy, span, end, out_at, t * 1e3);
         return FG_GPU_OK;
     }
 
