@@ -195,10 +195,13 @@ int main(int argc, char **argv)
             for (int e = 0; e < nnext; e++) envs[nlib][e] = next_env[e];
             nenvs[nlib] = nnext, nnext = 0;
             specs[nlib++] = argv[i + 1];
-        } else if (!strcmp(argv[i], "--lib-env") && strchr(argv[i + 1], '=') && nnext < 4) {
+        } else if (!strcmp(argv[i], "--lib-env")) {
+            if (!strchr(argv[i + 1], '=') || nnext == 4) {
+                fprintf(stderr, "--lib-env %s: VAR=VALUE, at most 4 before one --lib\n", argv[i + 1]);
+                return 2;
+            }
             next_env[nnext++] = argv[i + 1];
-        }
-        else if (!strcmp(argv[i], "--label")) label = argv[i + 1];
+        } else if (!strcmp(argv[i], "--label")) label = argv[i + 1];
         else if (!strcmp(argv[i], "--prec")) prec = argv[i + 1];
         else if (!strcmp(argv[i], "--shapes")) which = argv[i + 1];
         else if (!strcmp(argv[i], "--max-n")) max_n = atol(argv[i + 1]);
