@@ -33,6 +33,7 @@ struct DmmaConfig {
     // stages (as cuBLAS's sm90 DGEMM kernels do); else m16n8k16 steps loaded, then used.
     static constexpr bool PREFETCH = FEAT & FG_PREFETCH;
     static constexpr bool TMA = FEAT & FG_TMA; // dgemm_tma on sm_90 (launch)
+    static constexpr bool RING = FEAT & FG_RING;
     static constexpr int KI = PREFETCH ? 8 : 16; // k of one MMA step
     static constexpr int WARPS_M = BM / WM, WARPS_N = BN / WN;
     static constexpr int THREADS = WARPS_M * WARPS_N * 32;
@@ -53,6 +54,7 @@ struct DmmaConfig {
     static_assert(WM % 16 == 0 && WN % 8 == 0, "a warp tile is made of 16 x 8 fragments");
     static_assert(BK % 16 == 0 && BK <= 64, "BK: whole k-steps of 16");
     static_assert(STAGES >= 2 && STAGES <= 8, "2 (double buffering) to 8 pipeline stages");
+    static_assert(!RING || (TMA && !PREFETCH), "FG_RING: the m16n8k16 TMA kernel");
     static_assert(SMEM_BYTES <= 227 * 1024 || TMA, "shared memory of one block on sm_90");
     // Where dgemm_tma cannot run (launch): dgemm_dmma with as many of the stages as fit.
     static constexpr int STAGE_BYTES = (A_STAGE + B_STAGE) * (int)sizeof(double);
@@ -476,13 +478,22 @@ __device__ __forceinline__ void tma_product(const CUtensorMap &map_a, const CUte
         // ran at 1.64. The 128x128 one with 32x64 warp tiles: 16384^3 NT 0.87 -> 0.93 of cuBLAS.
         double af[MT][8], bf[NT][4];
         uint32_t phase = phase0;
-        for (int kt = 0, st = st0; kt < ktiles; kt++) {
+        auto tile = [&](int kt, int st) {
             mbar_wait(&full[st], phase);
             fragments(st, 0, af, bf, 0, 0);
             fragments(st, 1, af, bf, 4, 2);
             mbar_arrive(&empty[st]);
             refill(kt, st, std::integral_constant<int, STAGES >= 4 ? 2 : 1>());
             mmas(af, bf);
+        };
+        int kt = 0, st = st0;
+        if constexpr (Cfg::RING && INIT) { // st0 = 0: whole rounds of the ring, stages as constants
+            for (; kt + STAGES <= ktiles; kt += STAGES, phase ^= 1)
+#pragma unroll
+                for (int s = 0; s < STAGES; s++) tile(kt + s, s);
+        }
+        for (; kt < ktiles; kt++) {
+            tile(kt, st);
             st = st + 1 == STAGES ? 0 : st + 1;
             phase ^= st == 0;
         }
@@ -749,7 +760,7 @@ cudaError_t launch(bool ta, bool tb, int64_t m, int64_t n, int64_t k, double alp
         cudaGetLastError();
     }
     using Fallback = DmmaConfig<Cfg::BM, Cfg::BN, Cfg::BK, Cfg::WM, Cfg::WN, Cfg::FALLBACK_STAGES,
-                                Cfg::FEAT & ~FG_TMA>;
+                                Cfg::FEAT & ~(FG_TMA | FG_RING)>;
     return launch_any<Fallback>(ta, tb, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc, splits, ws, s);
 }
 

@@ -35,6 +35,8 @@ enum : int {
     FG_SPREAD = 512,     // a tuning choice (SIMT, with FG_FAST_LOOP): the fast loop issues the
                          // next tile's copies among the steps of this one, not all at its start
     FG_NO_SWAP = 1024,   // (SIMT) NN computed as NN, not as the TT of the transposed problem
+    FG_RING = 4096,      // a tuning choice (DMMA with FG_TMA, m16n8k16): the plain kernel's k-tile
+                         // loop unrolled over the ring of stages (offsets and phases constant)
 };
 
 // An opaque move: ptxas can no longer recompute v from the kernel parameters (a loader's `pin`).
