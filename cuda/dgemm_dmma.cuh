@@ -13,6 +13,7 @@
 // asks for it. On sm_90, configurations with FG_TMA run dgemm_tma instead where the operands
 // allow: the same warp tiles and epilogue, the tiles copied by the tensor memory accelerator;
 // their last wave of a large problem runs as stream-K (dgemm_tma_sk, gemm_common.cuh's StreamK).
+// Where they do not, they run dgemm_dmma with prefetched fragments (FG_PREFETCH).
 // Any M, N, K, leading dimension, alignment and transpose pair.
 #pragma once
 
@@ -759,8 +760,12 @@ cudaError_t launch(bool ta, bool tb, int64_t m, int64_t n, int64_t k, double alp
         }
         cudaGetLastError();
     }
-    using Fallback = DmmaConfig<Cfg::BM, Cfg::BN, Cfg::BK, Cfg::WM, Cfg::WN, Cfg::FALLBACK_STAGES,
-                                Cfg::FEAT & ~(FG_TMA | FG_RING)>;
+    // Cfg itself, or for a TMA configuration dgemm_dmma with its fragments prefetched
+    // (FG_PREFETCH) whatever its own steps: at 4095^3 (strides not multiples of 16 bytes) the
+    // 128x128 m16n8k16 TMA kernel's fallback without it ran 0.68-0.85 of cuBLAS where f288's,
+    // with it, ran 0.93-1.09 (perf/NOTES.md, "FG_RING").
+    constexpr int fallback_feat = Cfg::TMA ? (Cfg::FEAT & ~(FG_TMA | FG_RING)) | FG_PREFETCH : Cfg::FEAT;
+    using Fallback = DmmaConfig<Cfg::BM, Cfg::BN, Cfg::BK, Cfg::WM, Cfg::WN, Cfg::FALLBACK_STAGES, fallback_feat>;
     return launch_any<Fallback>(ta, tb, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc, splits, ws, s);
 }
 
