@@ -7,6 +7,7 @@
 #include "kernels.h"
 
 #include <math.h>
+#include <stdint.h>
 #include <string.h>
 
 namespace fg_table {
@@ -36,23 +37,38 @@ int find(const Config<T> (&configs)[N], const char *name)
     return -1;
 }
 
+// Whether a problem's operands allow 16-byte copies: both leading dimensions a multiple of 16
+// bytes (and, for a call, both pointers 16-byte aligned). The fast paths need it (the SIMT
+// kernels' fast loop, the DMMA kernels' TMA); without it the same configuration runs its slower
+// general copies, so a problem of the other kind measures another best configuration.
+inline bool copies16(int64_t lda, int64_t ldb, size_t esize)
+{
+    return (lda * (int64_t)esize) % 16 == 0 && (ldb * (int64_t)esize) % 16 == 0;
+}
+
 // The measured problem nearest to g (distance: the sum of |log2| ratios of m, n and k) among
-// those of g's transpose pair, or of any pair if the tuner measured none of g's.
+// those of g's transpose pair, or of any pair if the tuner measured none of g's. Of the same
+// kind (copies16 for the measured problem, whose leading dimensions are its own m, n, k) where
+// one lies within a factor of 2 (distance <= 1), else of either: 4095^3 takes a 4095^3 point
+// where the tuner measured one, and 4000^3 the 4096^3 point rather than 4095^3's.
 template <size_t N>
-const Entry &lookup(const Entry (&table)[N], const fg_gemm_args *g)
+const Entry &lookup(const Entry (&table)[N], const fg_gemm_args *g, size_t esize, bool aligned)
 {
     const int trans = (g->ta == 'T') + 2 * (g->tb == 'T');
     bool have_trans = false;
     for (const Entry &e : table) have_trans |= e.trans == trans;
-    const Entry *best = &table[0];
-    double best_d = INFINITY;
+    const Entry *best = &table[0], *best_kind = nullptr;
+    double best_d = INFINITY, best_kind_d = INFINITY;
     for (const Entry &e : table) {
         if (have_trans && e.trans != trans) continue;
         const double d = fabs(log2((double)g->m / e.m)) + fabs(log2((double)g->n / e.n)) +
                          fabs(log2((double)g->k / e.k));
         if (d < best_d) best_d = d, best = &e;
+        const double lda = e.trans & 1 ? e.k : e.m, ldb = e.trans & 2 ? e.n : e.k;
+        if (copies16((int64_t)lda, (int64_t)ldb, esize) == aligned && d < best_kind_d)
+            best_kind_d = d, best_kind = &e;
     }
-    return *best;
+    return best_kind && best_kind_d <= 1.0 ? *best_kind : *best;
 }
 
 // Workspace for split-K partial products or stream-K's, at most this many bytes (else neither).
@@ -69,7 +85,9 @@ cudaError_t run(const Config<T> (&configs)[NC], const Entry (&table)[NE], const 
                 void *c, int64_t ldc, cudaStream_t s)
 {
     if (config < 0 || config >= (int)NC) {
-        const Entry &e = lookup(table, g);
+        const bool aligned = copies16(lda, ldb, sizeof(T)) && (uintptr_t)a % 16 == 0 &&
+                             (uintptr_t)b % 16 == 0;
+        const Entry &e = lookup(table, g, sizeof(T), aligned);
         config = e.config;
         if (splits < 1) splits = e.splits;
     } else if (splits < 1) {

@@ -66,11 +66,13 @@ bool csv_parse(const char *line, char (&tp)[8], long &m, long &n, long &k, char 
 // those of 1024^3 (the TMA ones measured up to 0.2 of cuBLAS ahead on the H100); it takes the
 // problems nearer to it than to 1024^3. DGEMM's grid has 16384^3 too: on the H100 its best
 // kernels are not those of 8192^3 (NT: 0.87 of cuBLAS with 8192^3's, 0.93 with another).
+// 4095^3's leading dimensions allow no 16-byte copies, so its kernels run their general copies
+// (no TMA, no fast loop): it serves such problems near it, and only them (gemm_table.cuh).
 const char *default_shapes =
     "256x256x256,384x384x384,512x512x512,768x768x768,1000x1000x1000,1024x1024x1024,1536x1536x1536,"
     "2048x2048x2048,4096x4096x4096,8192x8192x8192,8192x128x8192,128x8192x8192,4096x512x4096,"
     "512x4096x4096,8192x8192x128,4096x4096x512,1024x1024x8192,2048x2048x16384,128x128x16384,"
-    "6144x6144x6144";
+    "6144x6144x6144,4095x4095x4095";
 
 struct Result {
     int problem, cand, splits;
