@@ -7,7 +7,6 @@
 #include "kernels.h"
 
 #include <math.h>
-#include <stdint.h>
 #include <string.h>
 
 namespace fg_table {
@@ -37,10 +36,10 @@ int find(const Config<T> (&configs)[N], const char *name)
     return -1;
 }
 
-// Whether a problem's operands allow 16-byte copies: both leading dimensions a multiple of 16
-// bytes (and, for a call, both pointers 16-byte aligned). The fast paths need it (the SIMT
-// kernels' fast loop, the DMMA kernels' TMA); without it the same configuration runs its slower
-// general copies, so a problem of the other kind measures another best configuration.
+// Whether a measured problem's operands allow 16-byte copies: both leading dimensions a
+// multiple of 16 bytes (a call's: aligned16 of both, pointers too). The fast paths need it
+// (the SIMT kernels' fast loop, the DMMA kernels' TMA); without it the same configuration runs
+// its slower general copies, so a problem of the other kind measures another best configuration.
 inline bool copies16(int64_t lda, int64_t ldb, size_t esize)
 {
     return (lda * (int64_t)esize) % 16 == 0 && (ldb * (int64_t)esize) % 16 == 0;
@@ -85,8 +84,8 @@ cudaError_t run(const Config<T> (&configs)[NC], const Entry (&table)[NE], const 
                 void *c, int64_t ldc, cudaStream_t s)
 {
     if (config < 0 || config >= (int)NC) {
-        const bool aligned = copies16(lda, ldb, sizeof(T)) && (uintptr_t)a % 16 == 0 &&
-                             (uintptr_t)b % 16 == 0;
+        const bool aligned =
+            fg_kern::aligned16(a, lda, sizeof(T)) && fg_kern::aligned16(b, ldb, sizeof(T));
         const Entry &e = lookup(table, g, sizeof(T), aligned);
         config = e.config;
         if (splits < 1) splits = e.splits;
