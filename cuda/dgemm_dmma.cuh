@@ -629,7 +629,7 @@ __global__ void __launch_bounds__(Cfg::THREADS, Cfg::MIN_BLOCKS)
 // The kernels of a transpose pair, with what their launches keep per device.
 template <class Cfg, bool TA, bool TB>
 struct TmaKernels {
-    static inline std::atomic<uint64_t> asked{0}, asked_sk{0};
+    static inline fg_kern::SmemAsked asked, asked_sk;
     static inline std::atomic<int> slots[64];
 };
 

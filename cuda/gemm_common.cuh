@@ -677,22 +677,30 @@ using GemmKernel = void (*)(int64_t m, int64_t n, int64_t k, int64_t kslice, T a
                             int64_t lda, const T *b, int64_t ldb, T beta, T *c, int64_t ldc,
                             int64_t c_slice, bool vec_a, bool vec_b, bool vec_c);
 
+// The kernel allowed its shared memory (allow_smem) on each device: the host stub it was done
+// for, by device. Keyed by the stub, not a flag: nvcc 13 gives every translation unit a stub of
+// its own for a __global__ template instance (-static-global-template-stub, on by default),
+// while this record, a static of an inline template, is one for the program. Where two
+// translation units hold the same instance (the tuner's candidates, each built on its own: two
+// TMA configurations with one fallback), a flag set through the first stub left the second
+// without the attribute, and its launch failed (invalid argument).
+struct SmemAsked {
+    std::atomic<const void *> stub[64] = {};
+};
+
 // Lets `kernel` use smem_bytes of dynamic shared memory on the current device (above 48 KB a
-// kernel must ask, once per device; `asked`: the devices on which it has; racing threads may
-// both ask: harmless).
+// kernel must ask, once per device and stub; racing threads may both ask: harmless).
 template <class Kernel>
-cudaError_t allow_smem(Kernel kernel, std::atomic<uint64_t> &asked, int smem_bytes)
+cudaError_t allow_smem(Kernel kernel, SmemAsked &asked, int smem_bytes)
 {
     int dev = 0;
     cudaError_t err = cudaGetDevice(&dev);
     if (err != cudaSuccess) return err;
-    const uint64_t bit = dev < 64 ? uint64_t(1) << dev : 0;
-    if (!(asked.load(std::memory_order_relaxed) & bit)) {
-        err = cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, smem_bytes);
-        if (err != cudaSuccess) return err;
-        asked.fetch_or(bit, std::memory_order_relaxed);
-    }
-    return cudaSuccess;
+    const void *stub = reinterpret_cast<const void *>(kernel);
+    if (dev < 64 && asked.stub[dev].load(std::memory_order_acquire) == stub) return cudaSuccess;
+    err = cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, smem_bytes);
+    if (err == cudaSuccess && dev < 64) asked.stub[dev].store(stub, std::memory_order_release);
+    return err;
 }
 
 // What every launch shares (alpha != 0, k > 0): `kernel` may use smem_bytes of shared memory
@@ -702,7 +710,7 @@ cudaError_t allow_smem(Kernel kernel, std::atomic<uint64_t> &asked, int smem_byt
 // products to ws (splits * m * n elements, from the caller) and splitk_reduce adds them up in
 // order.
 template <class T, class Kernel, class Go>
-cudaError_t launch_sliced(Kernel kernel, std::atomic<uint64_t> &asked, int smem_bytes, int bm,
+cudaError_t launch_sliced(Kernel kernel, SmemAsked &asked, int smem_bytes, int bm,
                           int bn, int bk, int64_t m, int64_t n, int64_t k, T alpha, T beta, T *c,
                           int64_t ldc, int splits, T *ws, cudaStream_t s, Go &&go)
 {
@@ -727,7 +735,7 @@ cudaError_t launch_sliced(Kernel kernel, std::atomic<uint64_t> &asked, int smem_
 
 // Launches a GemmKernel (launch_sliced).
 template <class T>
-cudaError_t launch_tiles(GemmKernel<T> kernel, std::atomic<uint64_t> &asked, int threads,
+cudaError_t launch_tiles(GemmKernel<T> kernel, SmemAsked &asked, int threads,
                          int smem_bytes, int bm, int bn, int bk, int64_t m, int64_t n, int64_t k,
                          T alpha, const T *a, int64_t lda, const T *b, int64_t ldb, T beta, T *c,
                          int64_t ldc, int splits, T *ws, cudaStream_t s)
@@ -745,7 +753,7 @@ cudaError_t launch_tiles(GemmKernel<T> kernel, std::atomic<uint64_t> &asked, int
 // How many blocks of `kernel` (threads, smem_bytes) run at once on the current device: its SMs
 // times the blocks one holds; 0 if unknown. Asked once per device (cache: per kernel).
 template <class Kernel>
-int resident_blocks(Kernel kernel, std::atomic<uint64_t> &asked, std::atomic<int> (&cache)[64],
+int resident_blocks(Kernel kernel, SmemAsked &asked, std::atomic<int> (&cache)[64],
                     int threads, int smem_bytes)
 {
     int dev = 0, sms = 0, per_sm = 0;
@@ -847,8 +855,8 @@ inline void tl_write(const StreamKPlan &p, int64_t ktiles, cudaStream_t s)
 // Launches `kernel` (a GemmKernel, unsplit) over the first tiles of the plan and then sk_kernel
 // over the rest, with the workspace ws of streamk_bytes(p, bm, bn, sizeof(T)).
 template <class T, class SkKernel>
-cudaError_t launch_streamk(GemmKernel<T> kernel, std::atomic<uint64_t> &asked, SkKernel sk_kernel,
-                           std::atomic<uint64_t> &asked_sk, const StreamKPlan &p, int threads,
+cudaError_t launch_streamk(GemmKernel<T> kernel, SmemAsked &asked, SkKernel sk_kernel,
+                           SmemAsked &asked_sk, const StreamKPlan &p, int threads,
                            int smem_bytes, int bm, int bn, int bk, int64_t m, int64_t n, int64_t k,
                            T alpha, const T *a, int64_t lda, const T *b, int64_t ldb, T beta, T *c,
                            int64_t ldc, void *ws, cudaStream_t s)
@@ -885,7 +893,7 @@ using LaunchFn = cudaError_t (*)(bool ta, bool tb, int64_t m, int64_t n, int64_t
                            const T *a, int64_t lda, const T *b, int64_t ldb, T beta, T *c,      \
                            int64_t ldc, int splits, T *ws, cudaStream_t s)                      \
     {                                                                                           \
-        static std::atomic<uint64_t> asked[4];                                                  \
+        static fg_kern::SmemAsked asked[4];                                                     \
         const fg_kern::GemmKernel<T> kernels[4] = {KERNEL<Cfg, false, false>, KERNEL<Cfg, true, false>, \
                                                    KERNEL<Cfg, false, true>, KERNEL<Cfg, true, true>}; \
         const int t = ta + 2 * tb;                                                              \

@@ -394,7 +394,7 @@ struct Instances {
         sgemm_simt<Cfg, false, false, E>, sgemm_simt<Cfg, true, false, E>,
         sgemm_simt<Cfg, false, true, E>,  sgemm_simt<Cfg, true, true, E>,
         sgemm_simt<Cfg, true, true, false, Cfg::SWAP_NN>}; // the TT one where unused
-    static inline std::atomic<uint64_t> asked[9], asked_sk[5];
+    static inline fg_kern::SmemAsked asked[9], asked_sk[5];
     static inline std::atomic<int> slots[5][64];
     // The instance; with swaps_nn (8), the caller swaps the operands and m, n.
     static int pick(bool ta, bool tb, const float *a, int64_t lda, const float *b, int64_t ldb, int splits)
