@@ -6,7 +6,9 @@
 // (tune_d_h100_ring*.csv; at 4096^3 NT within its noise). And 4096^3's four rows take it
 // (were 0, 0, 5, 0): as fast or faster in each pair, in both rounds of one run against them
 // (dgemm_h100_ring_4096_ab.csv); 4095^3, which takes these rows and cannot use TMA, runs the
-// same cp.async kernel as configuration 0 there.
+// same cp.async kernel as configuration 0 there. And the four 4095^3 rows at the end, each the
+// best of the nine configurations in fastgemm-tune --shapes 4095x4095x4095 (tune_d_h100_4095.csv):
+// 4095^3 had taken 4096^3's rows.
 #define FG_DGEMM_TUNED_ON "NVIDIA H100 80GB HBM3, 132 SMs, 2026-11-26"
 
 // The configurations built: X(name, BM, BN, BK, WM, WN, STAGES, FEATURES)
@@ -117,4 +119,8 @@
     X(3000, 5000, 700, 0, 5, 1) \
     X(3000, 5000, 700, 2, 6, 1) \
     X(3000, 5000, 700, 1, 6, 1) \
-    X(3000, 5000, 700, 3, 6, 1)
+    X(3000, 5000, 700, 3, 6, 1) \
+    X(4095, 4095, 4095, 0, 5, 1) \
+    X(4095, 4095, 4095, 2, 1, 1) \
+    X(4095, 4095, 4095, 1, 2, 1) \
+    X(4095, 4095, 4095, 3, 2, 1)

@@ -1,12 +1,15 @@
 #!/usr/bin/env python3
-"""tune_merge.py BASE.csv [NEWER.csv ...] [--drop TRANS:MxNxK ...] > merged.csv
+"""tune_merge.py BASE.csv [NEWER.csv ...] [--drop TRANS:MxNxK ...] [--candidates NAME,...] > merged.csv
 
 One tuner CSV for `fastgemm-tune --select-from` out of several runs: the problems of BASE in
 BASE's order (the order of the table it gives), each with the rows of the first NEWER file that
-measured it, else BASE's own. --drop keeps BASE's rows for a problem whatever the newer files
-measured (e.g. --drop NN:2048x2048x2048). BASE may be of the tuner's older format, without the
-round column (its rows are then passes, round 0). How cuda/sgemm_table.gen.h was made:
-perf/NOTES.md, SGEMM items 24 and 25."""
+measured it, else BASE's own; then the problems BASE lacks, in the order the NEWER files first
+measure them (a grid point added later, e.g. 4095x4095x4095). --drop keeps BASE's rows for a
+problem whatever the newer files measured (e.g. --drop NN:2048x2048x2048). --candidates keeps
+only the rows of the named configurations (a table's own, to select again among them alone, with
+a tuner built with just those). BASE may be of the tuner's older format, without the round
+column (its rows are then passes, round 0). How cuda/sgemm_table.gen.h was made: perf/NOTES.md,
+SGEMM items 24, 25 and 29."""
 import sys
 
 HEADER = 'trans,m,n,k,candidate,splits,ms,tflops,cublas_tflops,ratio,check,round'
@@ -33,10 +36,12 @@ def problems(path):
 
 
 def main(argv):
-    files, drop = [], set()
+    files, drop, only = [], set(), None
     it = iter(argv)
     for a in it:
-        if a == '--drop':
+        if a == '--candidates':
+            only = set(next(it).split(','))
+        elif a == '--drop':
             trans, shape = next(it).split(':')
             drop.add((trans, *shape.split('x')))
         else:
@@ -44,11 +49,16 @@ def main(argv):
     if not files:
         sys.exit(__doc__)
     base, order = problems(files[0])
-    newer = [problems(p)[0] for p in files[1:]]
+    newer = [problems(p) for p in files[1:]]
+    added = []
+    for _, n_order in newer:
+        added += [key for key in n_order if key not in base and key not in added]
     print(HEADER)
-    for key in order:
-        src = base if key in drop else next((n for n in newer if key in n), base)
-        print('\n'.join(src[key]))
+    for key in order + added:
+        src = base if key in drop and key in base else next((n for n, _ in newer if key in n), base)
+        rows = [r for r in src[key] if only is None or r.split(',')[4] in only]
+        if rows:
+            print('\n'.join(rows))
 
 
 if __name__ == '__main__':
