@@ -35,6 +35,10 @@ enum : int {
     FG_SPREAD = 512,     // a tuning choice (SIMT, with FG_FAST_LOOP): the fast loop issues the
                          // next tile's copies among the steps of this one, not all at its start
     FG_NO_SWAP = 1024,   // (SIMT) NN computed as NN, not as the TT of the transposed problem
+    FG_SERPENTINE = 2048, // a tuning choice (SIMT): a k-step's FFMAs in serpentine order (odd
+                          // rows right to left), so that each FFMA shares an operand with the one
+                          // before it, row turns included: fewer register-file reads (ptxas's
+                          // .reuse flags), the same sums in the same order
     FG_RING = 4096,      // a tuning choice (DMMA with FG_TMA, m16n8k16): the plain kernel's k-tile
                          // loop unrolled over the ring of stages (offsets and phases constant)
 };

@@ -25,7 +25,7 @@ struct SimtConfig {
     static constexpr bool WARP_TILE = !(FEAT & FG_NO_WARP_TILE), REG_CACHE = !(FEAT & FG_NO_REG_CACHE);
     static constexpr bool SYNC = FEAT & FG_SYNC_LOADS, RASTER = !(FEAT & FG_NO_RASTER);
     static constexpr bool PREFETCH = FEAT & FG_PREFETCH, FAST_LOOP = FEAT & FG_FAST_LOOP;
-    static constexpr bool SPREAD = FEAT & FG_SPREAD;
+    static constexpr bool SPREAD = FEAT & FG_SPREAD, SERPENTINE = FEAT & FG_SERPENTINE;
     static constexpr int WARPS_M = BM / WM, WARPS_N = BN / WN;
     static constexpr int THREADS = WARPS_M * WARPS_N * 32;
     // The lanes of a warp tile its warp tile; without warp tiling the threads tile the block.
@@ -141,10 +141,14 @@ __device__ __forceinline__ void tile_product(float (&acc)[Cfg::TM][Cfg::TN], int
                 const int cur = Cfg::PREFETCH ? kk % 2 : 0;
                 if (!Cfg::PREFETCH) fragments(kk, ra[0], rb[0]);
                 else if (kk + 1 < BK) fragments(kk + 1, ra[cur ^ 1], rb[cur ^ 1]);
+                // FG_SERPENTINE: odd rows right to left, so rb[j] carries over the row's turn
 #pragma unroll
                 for (int i = 0; i < TM; i++)
 #pragma unroll
-                    for (int j = 0; j < TN; j++) acc[i][j] = fmaf(ra[cur][i], rb[cur][j], acc[i][j]);
+                    for (int jj = 0; jj < TN; jj++) {
+                        const int j = Cfg::SERPENTINE && i % 2 ? TN - 1 - jj : jj;
+                        acc[i][j] = fmaf(ra[cur][i], rb[cur][j], acc[i][j]);
+                    }
             } else { // ablation: both operands of every FFMA come from shared memory
                 const volatile float *va = a_s + kk * Cfg::LDA_S, *vb = b_s + kk * Cfg::LDB_S;
 #pragma unroll

@@ -1,8 +1,8 @@
 // ablate.cu: the ablation table in the seed blog's style. The library's first (largest)
 // SGEMM configuration, then the same kernel with one feature switched off at a time (padding,
-// cp.async, the pipeline's stages, spreading the copies, warp tiling, register caching,
-// rasterization, NN run as the TT of the transposed problem), and the plain shared-memory
-// tiled kernel, each timed against cuBLAS in the same run on square NN problems; every result
+// cp.async, the pipeline's stages, spreading the copies, warp tiling, the FFMAs' serpentine
+// order, register caching, rasterization, NN run as the TT of the transposed problem), and the
+// plain shared-memory tiled kernel, each timed against cuBLAS in the same run on square NN problems; every result
 // is validated first. Built on the GPU machine only (-DFASTGEMM_BUILD_TUNER=ON).
 // Usage: fastgemm-ablate [--sizes 2048,4096] [--reps N] [--csv FILE]
 #include "../cuda/kernels.h"
@@ -50,6 +50,8 @@ cudaError_t run_tiled(long m, long n, long k, const float *a, const float *b, fl
          run_simt<fg_simt::SimtConfig<BM, BN, BK, WM, WN, S, TM, TN, F & ~FG_SPREAD>>},         \
         {"no warp tiling (nor the swap: its epilogue needs warp tiles)",                        \
          run_simt<fg_simt::SimtConfig<BM, BN, BK, WM, WN, S, TM, TN, F | FG_NO_WARP_TILE>>},    \
+        {"FFMAs row by row (no FG_SERPENTINE order)",                                           \
+         run_simt<fg_simt::SimtConfig<BM, BN, BK, WM, WN, S, TM, TN, F & ~FG_SERPENTINE>>},     \
         {"no register caching",                                                                 \
          run_simt<fg_simt::SimtConfig<BM, BN, BK, WM, WN, S, TM, TN, F | FG_NO_REG_CACHE>>},    \
         {"no rasterization",                                                                    \
