@@ -2,8 +2,9 @@
 // SGEMM configuration, then the same kernel with one feature switched off at a time (padding,
 // cp.async, the pipeline's stages, spreading the copies, warp tiling, the FFMAs' serpentine
 // order, register caching, rasterization, NN run as the TT of the transposed problem), and the
-// plain shared-memory tiled kernel, each timed against cuBLAS in the same run on square NN problems; every result
-// is validated first. Built on the GPU machine only (-DFASTGEMM_BUILD_TUNER=ON).
+// plain shared-memory tiled kernel, each timed against cuBLAS in the same run on square NN
+// problems; every result is validated first. Built on the GPU machine only
+// (-DFASTGEMM_BUILD_TUNER=ON).
 // Usage: fastgemm-ablate [--sizes 2048,4096] [--reps N] [--csv FILE]
 #include "../cuda/kernels.h"
 #include "../cuda/sgemm_simt.cuh"
