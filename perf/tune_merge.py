@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
-"""tune_merge.py BASE.csv [NEWER.csv ...] [--drop TRANS:MxNxK ...] [--exclude TRANS:MxNxK:PREFIX ...]
-               [--candidates NAME,...] > merged.csv
+"""tune_merge.py BASE.csv [NEWER.csv ...] [--drop TRANS:MxNxK ...]
+               [--exclude TRANS:MxNxK:PREFIX ...] [--candidates NAME,...] > merged.csv
 
 One tuner CSV for `fastgemm-tune --select-from` out of several runs: the problems of BASE in
 BASE's order (the order of the table it gives), each with the rows of the first NEWER file that
@@ -60,11 +60,16 @@ def main(argv):
     added = []
     for _, n_order in newer:
         added += [key for key in n_order if key not in base and key not in added]
+
+    def kept(key, row):
+        name = row.split(',')[4]
+        excluded = any(key == k and name.startswith(p) for k, p in exclude)
+        return (only is None or name in only) and not excluded
+
     print(HEADER)
     for key in order + added:
         src = base if key in drop and key in base else next((n for n, _ in newer if key in n), base)
-        rows = [r for r in src[key] if only is None or r.split(',')[4] in only]
-        rows = [r for r in rows if not any(key == k and r.split(',')[4].startswith(p) for k, p in exclude)]
+        rows = [r for r in src[key] if kept(key, r)]
         if rows:
             print('\n'.join(rows))
 
