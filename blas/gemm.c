@@ -1,8 +1,10 @@
 /* gemm.c: the ABI layer. sgemm_/dgemm_ (gfortran ABI), the ILP64 sgemm_64_/dgemm_64_,
  * cblas_sgemm/cblas_dgemm and fastgemm_sgemm/dgemm: each checks its arguments in netlib order,
- * reports a bad one the way its convention says, and hands a column-major request to fg_gemm. */
+ * reports a bad one the way its convention says, and hands a column-major request to the
+ * dispatcher (core/dispatch.c). */
 #define _GNU_SOURCE
-#include "fg.h"
+#include "common/fg.h"
+#include "core/dispatch.h"
 
 #include <fastgemm.h>
 
@@ -16,10 +18,10 @@ FG_HIDDEN extern _Thread_local int fg_cblas_row_major; /* for our default cblas_
 
 static char upper(char c) { return (c >= 'a' && c <= 'z') ? (char)(c - 'a' + 'A') : c; }
 
-char fg_norm_trans(char t) { return upper(t) == 'N' ? 'N' : 'T'; }
+static char norm_trans(char t) { return upper(t) == 'N' ? 'N' : 'T'; }
 
 /* The checks of the reference SGEMM, in its order; the value is the argument's position. */
-int fg_check_args(char ta, char tb, int64_t m, int64_t n, int64_t k, int64_t lda, int64_t ldb,
+static int check_args(char ta, char tb, int64_t m, int64_t n, int64_t k, int64_t lda, int64_t ldb,
                   int64_t ldc)
 {
     ta = upper(ta);
@@ -45,14 +47,14 @@ int fg_check_args(char ta, char tb, int64_t m, int64_t n, int64_t k, int64_t lda
     {                                                                                            \
         (void)lta;                                                                               \
         (void)ltb;                                                                               \
-        int info = fg_check_args(*ta, *tb, *m, *n, *k, *lda, *ldb, *ldc);                        \
+        int info = check_args(*ta, *tb, *m, *n, *k, *lda, *ldb, *ldc);                        \
         if (info) {                                                                              \
             INT i = info;                                                                        \
             fg_gemm_rejected();                                                                  \
             XERBLA(SRNAME, &i, 6);                                                               \
             return;                                                                              \
         }                                                                                        \
-        fg_gemm_args g = {DT,   fg_norm_trans(*ta), fg_norm_trans(*tb), *m, *n, *k, *lda, *ldb, \
+        fg_gemm_args g = {DT,   norm_trans(*ta), norm_trans(*tb), *m, *n, *k, *lda, *ldb, \
                           *ldc, *alpha,             *beta,              a,  b,  c,  #NAME};     \
         fg_gemm(&g);                                                                             \
     }
@@ -97,7 +99,7 @@ static void cblas_gemm(fg_dtype dt, const char *rout, int layout, int transa, in
     if (layout != CBLAS_ROW_MAJOR && layout != CBLAS_COL_MAJOR) info = 1;
     else if (!ta) info = 2;
     else if (!tb) info = 3;
-    else if ((info = fg_check_args(g.ta, g.tb, g.m, g.n, g.k, g.lda, g.ldb, g.ldc)) != 0) info++;
+    else if ((info = check_args(g.ta, g.tb, g.m, g.n, g.k, g.lda, g.ldb, g.ldc)) != 0) info++;
     else {
         fg_gemm(&g);
         return;
@@ -139,12 +141,12 @@ static int c_gemm(fg_dtype dt, const char *name, void *stream, int async, fastge
     /* An enum outside the char range is no valid transpose: map it to a character that fails. */
     char cta = (ta == 'N' || ta == 'T' || ta == 'C' || ta == 'n' || ta == 't' || ta == 'c') ? (char)ta : '?';
     char ctb = (tb == 'N' || tb == 'T' || tb == 'C' || tb == 'n' || tb == 't' || tb == 'c') ? (char)tb : '?';
-    int info = fg_check_args(cta, ctb, m, n, k, lda, ldb, ldc);
+    int info = check_args(cta, ctb, m, n, k, lda, ldb, ldc);
     if (info) {
         fg_gemm_rejected();
         return -info;
     }
-    fg_gemm_args g = {dt,  fg_norm_trans(cta), fg_norm_trans(ctb), m, n, k, lda, ldb, ldc,
+    fg_gemm_args g = {dt,  norm_trans(cta), norm_trans(ctb), m, n, k, lda, ldb, ldc,
                       alpha, beta, a, b, c, name};
     int rc = async ? fg_gemm_async(&g, stream) : fg_gemm(&g);
     return rc == 0 ? FASTGEMM_SUCCESS : FASTGEMM_ERROR_FAILED;

@@ -5,7 +5,7 @@
  * process when there is one, and otherwise print the netlib message and return (the reference
  * stops the process; a library must not exit() its host program). */
 #define _GNU_SOURCE
-#include "fg.h"
+#include "common/fg.h"
 
 #include <dlfcn.h>
 #include <stdarg.h>

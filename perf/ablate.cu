@@ -6,13 +6,17 @@
 // problems; every result is validated first. Built on the GPU machine only
 // (-DFASTGEMM_BUILD_TUNER=ON).
 // Usage: fastgemm-ablate [--sizes 2048,4096] [--reps N] [--csv FILE]
-#include "../cuda/kernels.h"
-#include "../cuda/sgemm_simt.cuh"
-#include "../cuda/sgemm_table.gen.h"
+#include "../kernels/families.h"
+#include "../kernels/sgemm_simt_launch.cuh"
+#include "../kernels/sgemm_table.gen.h"
 #include "perf_util.cuh"
 
 #include <cfloat>
 #include <string>
+
+#ifndef FG_ABLATION
+#error "perf/ablate.cu builds the kernels with ablation switches: define FG_ABLATION"
+#endif
 
 namespace {
 
@@ -23,10 +27,15 @@ struct Variant {
     cudaError_t (*run)(long, long, long, const float *, const float *, float *, cudaStream_t);
 };
 
+// C = A B (NN) on one configuration, unsplit and without stream-K, as the library plans it.
 template <class Cfg>
 cudaError_t run_simt(long m, long n, long k, const float *a, const float *b, float *c, cudaStream_t s)
 {
-    return fg_simt::launch_any<Cfg>(false, false, m, n, k, 1.f, a, m, b, k, 0.f, c, m, 1, nullptr, s);
+    const fg_table::Config<float> cfg = FG_SIMT_CONFIG(nullptr, Cfg);
+    const Gemm<float> g = {false, false, m, n, k, 1.f, a, m, b, k, 0.f, c, m};
+    fg_kernel_plan plan;
+    fg_table::plan_config(cfg, g, 1, 0, 0, &plan);
+    return fg_table::launch_plan(cfg, &plan, g, nullptr, s);
 }
 
 cudaError_t run_tiled(long m, long n, long k, const float *a, const float *b, float *c, cudaStream_t s)
@@ -36,29 +45,26 @@ cudaError_t run_tiled(long m, long n, long k, const float *a, const float *b, fl
     g.ta = g.tb = 'N';
     g.m = m, g.n = n, g.k = k, g.lda = m, g.ldb = k, g.ldc = m;
     g.alpha = 1, g.beta = 0;
-    return fg_cuda_gemm_tiled(&g, a, m, b, k, c, m, s);
+    return fg_tiled_gemm(&g, a, m, b, k, c, m, s);
 }
 
+// The library's first configuration (FG_SGEMM_FIRST) as Ablated<F, X>: with tuning choices F and
+// ablation switches X.
 #define FG_VARIANTS(name, BM, BN, BK, WM, WN, S, TM, TN, F)                                      \
+    template <int FEAT, int ABLATE>                                                             \
+    using Ablated = fg_simt::SimtAblated<BM, BN, BK, WM, WN, S, TM, TN, FEAT, ABLATE>;          \
     const Variant variants[] = {                                                                \
-        {std::string(name) + " (final)",                                                        \
-         run_simt<fg_simt::SimtConfig<BM, BN, BK, WM, WN, S, TM, TN, F>>},                      \
-        {"no padding", run_simt<fg_simt::SimtConfig<BM, BN, BK, WM, WN, S, TM, TN, F | FG_NO_PAD>>}, \
-        {"synchronous loads (no cp.async)",                                                     \
-         run_simt<fg_simt::SimtConfig<BM, BN, BK, WM, WN, S, TM, TN, F | FG_SYNC_LOADS>>},      \
+        {std::string(name) + " (final)", run_simt<Ablated<F, 0>>},                              \
+        {"no padding", run_simt<Ablated<F, FG_NO_PAD>>},                                        \
+        {"synchronous loads (no cp.async)", run_simt<Ablated<F, FG_SYNC_LOADS>>},               \
         {"one stage", run_simt<fg_simt::SimtConfig<BM, BN, BK, WM, WN, 1, TM, TN, F & ~FG_SPREAD>>}, \
-        {"copies issued at the tile's start (no FG_SPREAD)",                                    \
-         run_simt<fg_simt::SimtConfig<BM, BN, BK, WM, WN, S, TM, TN, F & ~FG_SPREAD>>},         \
+        {"copies issued at the tile's start (no FG_SPREAD)", run_simt<Ablated<F & ~FG_SPREAD, 0>>}, \
         {"no warp tiling (nor the swap: its epilogue needs warp tiles)",                        \
-         run_simt<fg_simt::SimtConfig<BM, BN, BK, WM, WN, S, TM, TN, F | FG_NO_WARP_TILE>>},    \
-        {"FFMAs row by row (no FG_SERPENTINE order)",                                           \
-         run_simt<fg_simt::SimtConfig<BM, BN, BK, WM, WN, S, TM, TN, F & ~FG_SERPENTINE>>},     \
-        {"no register caching",                                                                 \
-         run_simt<fg_simt::SimtConfig<BM, BN, BK, WM, WN, S, TM, TN, F | FG_NO_REG_CACHE>>},    \
-        {"no rasterization",                                                                    \
-         run_simt<fg_simt::SimtConfig<BM, BN, BK, WM, WN, S, TM, TN, F | FG_NO_RASTER>>},       \
-        {"NN computed as NN (no swap to the transposed TT)",                                    \
-         run_simt<fg_simt::SimtConfig<BM, BN, BK, WM, WN, S, TM, TN, F | FG_NO_SWAP>>},         \
+         run_simt<Ablated<F, FG_NO_WARP_TILE>>},                                                \
+        {"FFMAs row by row (no FG_SERPENTINE order)", run_simt<Ablated<F & ~FG_SERPENTINE, 0>>}, \
+        {"no register caching", run_simt<Ablated<F, FG_NO_REG_CACHE>>},                         \
+        {"no rasterization", run_simt<Ablated<F | FG_COLUMN_ORDER, 0>>},                        \
+        {"NN computed as NN (no swap to the transposed TT)", run_simt<Ablated<F | FG_NO_SWAP, 0>>}, \
         {"plain tiled kernel (tiled_64x64x16)", run_tiled},                                     \
     };
 FG_SGEMM_FIRST(FG_VARIANTS)

@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """timeline.py FILE: reads the stamps of one stream-K launch (a FASTGEMM_TIMELINE build run with
-FG_TIMELINE_FILE=FILE, cuda/gemm_common.cuh) and prints where its time went: the whole waves'
+FG_TIMELINE_FILE=FILE, kernels/common/timeline.cuh) and prints where its time went: the whole waves'
 end, the gap before the stream-K blocks, their spread, and a least-squares fit of each piece's
 time to its k-tiles (a fixed cost per piece plus a cost per k-tile), beside the plain blocks'
 cost per k-tile."""

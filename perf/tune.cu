@@ -6,7 +6,7 @@
 // back) on input sets rotated past the L2, as the sweep does; each result is validated first
 // (C poisoned, FP64 spot check with the netlib gauge); the few within 5% of the best of a problem
 // (at least two) are timed again in a final of three rounds. Prints the best per problem and,
-// with --emit FILE, writes the library's table (cuda/sgemm_table.gen.h, cuda/dgemm_table.gen.h):
+// with --emit FILE, writes the library's table (kernels/sgemm_table.gen.h, kernels/dgemm_table.gen.h):
 // the few configurations that together come closest to the best everywhere, and the best of
 // them, with its split-K, for each problem measured (--keep names configurations it keeps in
 // any case). --select-from CSV makes the table from an earlier run's measurements instead,
@@ -85,16 +85,24 @@ struct Problem {
     double cublas_ms;
 };
 
+// C = op(A) op(B) (alpha 1, beta 0) as the kernels' launchers take it; C set apart.
+template <class T>
+fg_kern::Gemm<T> gemm(bool ta, bool tb, long m, long n, long k, const T *a, long lda, const T *b, long ldb)
+{
+    return {ta, tb, m, n, k, T(1), a, lda, b, ldb, T(0), nullptr, m};
+}
+
 // Split-K options for a candidate: none when its tiles give every SM two blocks; else slices of
 // at least 8 k-tiles while the blocks stay within 8 waves of single blocks per SM.
 template <class T>
 std::vector<int> split_options(const Candidate<T> &c, const Shape &sh, int sms)
 {
     std::vector<int> out = {1};
-    const long tiles = ((sh.m + c.bm - 1) / c.bm) * ((sh.n + c.bn - 1) / c.bn);
+    const long bm = c.config.bm, bn = c.config.bn;
+    const long tiles = ((sh.m + bm - 1) / bm) * ((sh.n + bn - 1) / bn);
     if (tiles >= 2 * sms) return out;
     for (int s : {2, 3, 4, 6, 8, 12, 16, 24, 32, 48, 64})
-        if (sh.k / s >= 8 * c.bk && tiles * s <= 8 * sms) out.push_back(s);
+        if (sh.k / s >= 8 * c.config.bk && tiles * s <= 8 * sms) out.push_back(s);
     return out;
 }
 
@@ -152,7 +160,8 @@ struct Options {
                 keep,        // configurations the table keeps whatever the others measure
                 only;        // the candidates timed (all when empty)
     int reps = 10, max_configs = 4;
-    int stream_k = 1; // unsplit candidates as the library runs them (FASTGEMM_STREAM_K=1), or never
+    int stream_k = 1; // stream-K of unsplit candidates, as FASTGEMM_STREAM_K's (1: as the library
+                      // runs them; 0: never)
     int queued = 0;   // 1: rounds timed on the GPU alone (Bench::hold_rounds)
 };
 
@@ -211,8 +220,9 @@ int emit_table(const std::vector<Candidate<T>> &cands, const std::vector<Problem
     // Largest block tile first (the ablation starts from the first configuration).
     std::vector<int> kept(keep.begin(), keep.end());
     std::sort(kept.begin(), kept.end(), [&](int x, int y) {
-        return cands[x].bm * cands[x].bn > cands[y].bm * cands[y].bn ||
-               (cands[x].bm * cands[x].bn == cands[y].bm * cands[y].bn && x < y);
+        const int area_x = cands[x].config.bm * cands[x].config.bn;
+        const int area_y = cands[y].config.bm * cands[y].config.bn;
+        return area_x > area_y || (area_x == area_y && x < y);
     });
     printf("\nTable (%zu configurations, %.3f of the best everywhere on average):\n", kept.size(),
            np / cost(keep));
@@ -312,9 +322,13 @@ int tune(const std::vector<Candidate<T>> &cands, const Options &o, const char *p
         size_t sk_most = 0; // and the largest stream-K workspace
         for (const Candidate<T> &cand : cands) {
             for (int sp : split_options(cand, sh, sms)) most = std::max(most, sp);
-            for (int t = 0; t < 4 && o.stream_k && cand.streamk; t++)
-                sk_most = std::max(sk_most, cand.streamk(t & 1, t & 2, m, n, k, a, t & 1 ? k : m, b, t & 2 ? n : k,
-                                                         false));
+            for (int t = 0; t < 4; t++) {
+                const bool ta = t & 1, tb = t & 2;
+                fg_kernel_plan plan;
+                fg_table::plan_config(cand.config, gemm<T>(ta, tb, m, n, k, a, ta ? k : m, b, tb ? n : k), 1,
+                                      o.stream_k, SIZE_MAX, &plan);
+                sk_most = std::max(sk_most, plan.ws_bytes);
+            }
         }
         CHECK_CUDA(cudaMalloc(&ws, std::max(most * nc * E, sk_most)));
         const double flop = 2.0 * m * n * k;
@@ -347,12 +361,12 @@ int tune(const std::vector<Candidate<T>> &cands, const Options &o, const char *p
             const int first_result = (int)results.size(); // this problem's results, and ratios
             std::vector<double> ratios;
             auto run_on = [&](const Candidate<T> &cand, int splits) { // on the latest set
-                // Unsplit: stream-K where the library's rule takes it (fg_table::run), splits = 0.
-                if (splits == 1 && o.stream_k && cand.streamk &&
-                    cand.streamk(ta, tb, m, n, k, A[set], lda, B[set], ldb, false) > 0)
-                    splits = 0;
-                CHECK_CUDA(cand.run(ta, tb, m, n, k, T(1), A[set], lda, B[set], ldb, T(0), C[set], ldc,
-                                    splits, ws, s));
+                // As the library plans it: unsplit, stream-K where its rule takes it.
+                fg_kern::Gemm<T> g = gemm<T>(ta, tb, m, n, k, A[set], lda, B[set], ldb);
+                g.c = C[set], g.ldc = ldc;
+                fg_kernel_plan plan;
+                fg_table::plan_config(cand.config, g, splits, o.stream_k, SIZE_MAX, &plan);
+                CHECK_CUDA(fg_table::launch_plan(cand.config, &plan, g, ws, s));
             };
             for (int ci = 0; ci < (int)cands.size(); ci++) {
                 const Candidate<T> &cand = cands[ci];

@@ -37,7 +37,7 @@ cmake --build "$BUILD" -j"$(nproc)" "${targets[@]}" > "$OUT/build.log" 2>&1 || {
 echo "build ok"
 cd "$BUILD" || exit 1
 for p in sgemm_simt dgemm_dmma; do
-  cuobjdump --dump-sass CMakeFiles/fastgemm_objects.dir/cuda/$p.cu.o > $p.sass 2>/dev/null &&
+  cuobjdump --dump-sass CMakeFiles/fastgemm_objects.dir/kernels/$p.cu.o > $p.sass 2>/dev/null &&
     grep -oE "Function : [^ ]+|FFMA|DMMA[.0-9x]*|LDS(\.[A-Z0-9.]+)?|LDGSTS(\.[A-Z0-9.]+)?|STG(\.[A-Z0-9.]+)?|LDL|STL" $p.sass |
     awk '/^Function/ {f=$3; next} {c[f" "$0]++} END {for (k in c) print c[k], k}' | sort -k2 > "$OUT/sass_$p.txt"
 done

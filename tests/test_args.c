@@ -193,7 +193,7 @@ static int expect_gpu(void) { return mode_is("gpu"); }
             for (int i = 0; i < M * N; i++) c[i] = (T)NAN;                                      \
             for (int i = 0; i < M * N; i++) want[i] = 0;                                        \
             NAIVE('N', 'N', M, N, K, (T)1.5, a, M, b, K, (T)0, want, M);                        \
-            CALL(api, 'N', 'N', M, N, K, (T)1.5, a, M, b, K, (T)0, c, M);                       \
+            CHECK(CALL(api, 'N', 'N', M, N, K, (T)1.5, a, M, b, K, (T)0, c, M) == 0, #T " %s: an error returned", api_names[api]); \
             int bad = 0;                                                                        \
             for (int i = 0; i < M * N; i++)                                                     \
                 bad += !(fabs((double)c[i] - (double)want[i]) <= 1e-5 * (fabs((double)want[i]) + 1)); \
@@ -205,7 +205,7 @@ static int expect_gpu(void) { return mode_is("gpu"); }
             for (int i = 0; i < M * K; i++) a[i] = (T)NAN;                                      \
             for (int i = 0; i < K * N; i++) b[i] = (T)NAN;                                      \
             for (int i = 0; i < M * N; i++) c[i] = want[i] = (T)rng_uniform(&r);                \
-            CALL(api, 'T', 'N', M, N, K, (T)0, a, K, b, K, (T)-1.25, c, M);                     \
+            CHECK(CALL(api, 'T', 'N', M, N, K, (T)0, a, K, b, K, (T)-1.25, c, M) == 0, #T " %s: an error returned", api_names[api]); \
             bad = 0;                                                                            \
             for (int i = 0; i < M * N; i++) bad += !(c[i] == (T)-1.25 * want[i]);               \
             CHECK(!bad, #T " %s alpha = 0 with NaN in A, B: %d wrong entries", api_names[api], bad); \
@@ -213,12 +213,12 @@ static int expect_gpu(void) { return mode_is("gpu"); }
                   #T " %s alpha = 0: backend %s", api_names[api],                               \
                   fastgemm_backend_name(fastgemm_last_backend()));                              \
             for (int i = 0; i < M * N; i++) c[i] = (T)NAN;                                      \
-            CALL(api, 'N', 'T', M, N, K, (T)0, a, M, b, N, (T)0, c, M);                         \
+            CHECK(CALL(api, 'N', 'T', M, N, K, (T)0, a, M, b, N, (T)0, c, M) == 0, #T " %s: an error returned", api_names[api]); \
             bad = 0;                                                                            \
             for (int i = 0; i < M * N; i++) bad += !(c[i] == 0);                                \
             CHECK(!bad, #T " %s alpha = 0, beta = 0, NaN everywhere: %d nonzero", api_names[api], bad); \
             for (int i = 0; i < M * N; i++) c[i] = want[i] = (T)rng_uniform(&r);                \
-            CALL(api, 'N', 'N', M, N, 0, (T)2, a, M, b, 1, (T)0.5, c, M);                       \
+            CHECK(CALL(api, 'N', 'N', M, N, 0, (T)2, a, M, b, 1, (T)0.5, c, M) == 0, #T " %s: an error returned", api_names[api]); \
             bad = 0;                                                                            \
             for (int i = 0; i < M * N; i++) bad += !(c[i] == (T)0.5 * want[i]);                 \
             CHECK(!bad, #T " %s k = 0: %d wrong entries", api_names[api], bad);                 \
@@ -301,7 +301,7 @@ static void check_set_mode(void)
     for (int t = 0; t < 2; t++) {
         CHECK(fastgemm_set_mode(modes[t]) == 0, "set_mode(%s) refused", modes[t]);
         for (int i = 0; i < N * N; i++) c[i] = (float)NAN;
-        call_sgemm(API_F77, 'N', 'N', N, N, N, 1, a, N, b, N, 0, c, N);
+        CHECK(call_sgemm(API_F77, 'N', 'N', N, N, N, 1, a, N, b, N, 0, c, N) == 0, "set_mode: an error returned");
         int bad = 0;
         for (int i = 0; i < N * N; i++) bad += !(fabs(c[i] - want[i]) <= 1e-5 * (fabs(want[i]) + 1));
         const fastgemm_backend got = fastgemm_last_backend();

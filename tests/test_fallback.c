@@ -16,6 +16,15 @@
 
 static int fails;
 
+/* A call through the C API, whose status must be success. */
+#define SGEMM(...)                                                                              \
+    do {                                                                                        \
+        if (fastgemm_sgemm(__VA_ARGS__) != 0) {                                                 \
+            printf("FAIL: fastgemm_sgemm returned an error (line %d)\n", __LINE__);             \
+            fails++;                                                                            \
+        }                                                                                       \
+    } while (0)
+
 static int check(const char *what, int64_t n, const float *c, const float *want,
                  fastgemm_backend want_backend)
 {
@@ -53,8 +62,8 @@ int main(int argc, char **argv)
     }
     ref_sgemm('N', 'T', n, n, n, 1, a, n, b, n, 0, want, n);
 
-    if (!oom) {
-        fastgemm_sgemm(FASTGEMM_OP_N, FASTGEMM_OP_T, n, n, n, 1, a, n, b, n, 0, c, n);
+    if (!oom && !midway) {
+        SGEMM(FASTGEMM_OP_N, FASTGEMM_OP_T, n, n, n, 1, a, n, b, n, 0, c, n);
         check("no device, FASTGEMM_MODE=gpu", n, c, want, FASTGEMM_BACKEND_CPU_FALLBACK);
         return fails != 0;
     }
@@ -65,15 +74,15 @@ int main(int argc, char **argv)
         memcpy(want2, c0, bytes);
         ref_sgemm('N', 'T', n, n, n, 1, a, n, b, n, 0.5f, want2, n);
         for (int64_t i = 0; i < n * n; i++) c[i] = NAN;
-        fastgemm_sgemm(FASTGEMM_OP_N, FASTGEMM_OP_T, n, n, n, 1, a, n, b, n, 0, c, n);
+        SGEMM(FASTGEMM_OP_N, FASTGEMM_OP_T, n, n, n, 1, a, n, b, n, 0, c, n);
         check("fault midway, beta = 0", n, c, want, FASTGEMM_BACKEND_CPU_FALLBACK);
         memcpy(c, c0, bytes);
-        fastgemm_sgemm(FASTGEMM_OP_N, FASTGEMM_OP_T, n, n, n, 1, a, n, b, n, 0.5f, c, n);
+        SGEMM(FASTGEMM_OP_N, FASTGEMM_OP_T, n, n, n, 1, a, n, b, n, 0.5f, c, n);
         check("fault midway, beta = 0.5", n, c, want2, FASTGEMM_BACKEND_CPU_FALLBACK);
         float *da = test_alloc(bytes, 0);
         if (!da || test_copy(da, a, bytes)) return 1;
         memcpy(c, c0, bytes);
-        fastgemm_sgemm(FASTGEMM_OP_N, FASTGEMM_OP_T, n, n, n, 1, da, n, b, n, 0.5f, c, n);
+        SGEMM(FASTGEMM_OP_N, FASTGEMM_OP_T, n, n, n, 1, da, n, b, n, 0.5f, c, n);
         check("fault midway, A on device", n, c, want2, FASTGEMM_BACKEND_CPU_FALLBACK);
         test_free(da);
         return fails != 0;
@@ -93,15 +102,15 @@ int main(int argc, char **argv)
            total_b / 1e9, 64);
 
     for (int64_t i = 0; i < n * n; i++) c[i] = NAN;
-    fastgemm_sgemm(FASTGEMM_OP_N, FASTGEMM_OP_T, n, n, n, 1, a, n, b, n, 0, c, n);
+    SGEMM(FASTGEMM_OP_N, FASTGEMM_OP_T, n, n, n, 1, a, n, b, n, 0, c, n);
     check("out of memory, host", n, c, want, FASTGEMM_BACKEND_CPU_FALLBACK);
     for (int64_t i = 0; i < n * n; i++) c[i] = NAN;
-    fastgemm_sgemm(FASTGEMM_OP_N, FASTGEMM_OP_T, n, n, n, 1, da, n, b, n, 0, c, n);
+    SGEMM(FASTGEMM_OP_N, FASTGEMM_OP_T, n, n, n, 1, da, n, b, n, 0, c, n);
     check("out of memory, A on device", n, c, want, FASTGEMM_BACKEND_CPU_FALLBACK);
 
     cudaFree(hog);
     for (int64_t i = 0; i < n * n; i++) c[i] = NAN;
-    fastgemm_sgemm(FASTGEMM_OP_N, FASTGEMM_OP_T, n, n, n, 1, da, n, b, n, 0, c, n);
+    SGEMM(FASTGEMM_OP_N, FASTGEMM_OP_T, n, n, n, 1, da, n, b, n, 0, c, n);
     check("memory free again", n, c, want, FASTGEMM_BACKEND_GPU);
     test_free(da);
     return fails != 0;

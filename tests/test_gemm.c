@@ -130,7 +130,11 @@ static int backend_ok(fastgemm_backend got, int quick)
         if (dev & 1) ua = (T *)gpu_buf[0] + off[0];                                             \
         if (dev & 2) ub = (T *)gpu_buf[1] + off[1];                                             \
         if (dev & 4) uc = (T *)gpu_buf[2] + off[2];                                             \
-        CALL(api, ta, tb, m, n, k, alpha, ua, lda, ub, ldb, beta, uc, ldc);                     \
+        if (CALL(api, ta, tb, m, n, k, alpha, ua, lda, ub, ldb, beta, uc, ldc) != 0) {          \
+            report(idx, #SUF, api, ta, tb, m, n, k, lda, ldb, ldc, alpha, beta,                 \
+                   "the C API returned an error");                                              \
+            goto out;                                                                           \
+        }                                                                                       \
         fastgemm_backend be = fastgemm_last_backend();                                          \
         if ((dev & 4) && test_copy(c, (T *)gpu_buf[2] + off[2], nc * sizeof(T))) {              \
             report(idx, #SUF, api, ta, tb, m, n, k, lda, ldb, ldc, alpha, beta, "copy out");    \

@@ -1,8 +1,8 @@
-/* test_model.c: the auto mode's cost model, its pure parts (blas/model.c): which points of a
+/* test_model.c: the auto mode's cost model, its pure parts (core/model.c, core/learn.c): which points of a
  * calibration are measured again, and the learning rule (FASTGEMM_LEARN=1): which samples
  * count (clean ones), which side a class's next call takes from them, and when the slower side
  * is timed again. Linked against the static library, whose hidden functions it calls. */
-#include "../blas/fg.h"
+#include "../core/model.h"
 
 #include <math.h>
 #include <stdio.h>

@@ -1,7 +1,9 @@
-// test_table.cu: the tuned tables' choice of a measured problem for a call (cuda/gemm_table.cuh),
-// host code only: the nearest point of the call's transpose pair, of the same kind (16-byte
-// copies possible or not) where one lies within a factor of 2, else of either kind.
-#include "../cuda/gemm_table.cuh"
+// test_table.cu: the tuned tables' choice of a measured problem for a call and the plan of a
+// launch (kernels/gemm_table.cuh), host code only: the nearest point of the call's transpose
+// pair, of the same kind (16-byte copies possible or not) where one lies within a factor of 2,
+// else of either kind; the plan's slices, stream-K part, instances and workspace within a
+// limit, on a configuration of stand-ins.
+#include "../kernels/gemm_table.cuh"
 
 #include <stdio.h>
 
@@ -27,6 +29,81 @@ static int pick(const fg_table::Entry (&t)[5], char ta, char tb, int64_t m, int6
     fg_gemm_args g = {};
     g.ta = ta, g.tb = tb, g.m = m, g.n = n, g.k = k, g.lda = lda, g.ldb = ldb, g.ldc = m;
     return fg_table::lookup(t, &g, esize, fg_table::copies16(lda, ldb, esize)).config;
+}
+
+// A configuration of stand-ins, 64 x 32 x 16 tiles: instance 8 unsplit (as the SIMT family's NN
+// swap), 0 in slices; a stream-K plan where forced or m >= 1000.
+static int fake_instance(const fg_kern::Gemm<float> &, int splits) { return splits > 1 ? 0 : 8; }
+static bool forced_seen;
+static fg_kern::StreamKPlan fake_streamk(int, const fg_kern::Gemm<float> &g, bool force)
+{
+    forced_seen = force;
+    fg_kern::StreamKPlan p;
+    if (force || g.m >= 1000) p.first = 5, p.tiles = 10, p.ctas = 4;
+    return p;
+}
+static cudaError_t fake_launch(int, const fg_kern::Gemm<float> &, int, const fg_kern::StreamKPlan &, void *,
+                               cudaStream_t)
+{
+    return cudaSuccess;
+}
+static const fg_table::Config<float> fake = {"fake", 64, 32, 16, fake_instance, fake_streamk, fake_launch};
+static const fg_table::Config<float> fake_no_sk = {"fake", 64, 32, 16, fake_instance, nullptr, fake_launch};
+
+static fg_kernel_plan plan_of(const fg_table::Config<float> &cfg, int64_t m, int64_t n, int64_t k, int splits,
+                              int stream_k, size_t max_ws)
+{
+    const fg_kern::Gemm<float> g = {false, false, m, n, k, 1.f, nullptr, m, nullptr, k, 0.f, nullptr, m};
+    fg_kernel_plan p;
+    fg_table::plan_config(cfg, g, splits, stream_k, max_ws, &p);
+    return p;
+}
+
+static void check_plans()
+{
+    const size_t big = (size_t)256 << 20;
+    fg_kernel_plan p = plan_of(fake, 500, 300, 1024, 4, 1, big);
+    check("plan: 4 slices asked of 64 k-tiles", p.splits, 4);
+    check("plan: their workspace, 4 m x n floats", p.ws_bytes == (size_t)4 * 500 * 300 * 4, 1);
+    check("plan: the sliced instance", p.instance, 0);
+    check("plan: the unsplit instance", p.instance_unsplit, 8);
+    check("plan: no stream-K in slices", (int)p.sk_tiles, 0);
+    p = plan_of(fake, 500, 300, 40, 8, 1, big);
+    check("plan: 8 slices asked of 3 k-tiles make 3", p.splits, 3);
+    p = plan_of(fake, 500, 300, 1024, 4, 1, (size_t)4 * 500 * 300 * 4 - 1);
+    check("plan: slices over the limit: one", p.splits, 1);
+    check("plan: and no workspace", (int)p.ws_bytes, 0);
+    check("plan: and the unsplit instance", p.instance, 8);
+    p = plan_of(fake, 2000, 300, 1024, 1, 1, big);
+    check("plan: unsplit, stream-K where it pays", (int)p.sk_tiles, 10);
+    check("plan: its first tiles and blocks", (int)p.sk_first * 100 + p.sk_ctas, 504);
+    check("plan: stream-K's workspace", p.ws_bytes == fg_kern::streamk_bytes({5, 10, 4}, 64, 32, 4), 1);
+    check("plan: stream-K's rule (FASTGEMM_STREAM_K=1) not forced", forced_seen, 0);
+    check("plan: stream-K's instance", p.instance, 8);
+    p = plan_of(fake, 500, 300, 1024, 1, 1, big);
+    check("plan: unsplit, stream-K where it does not pay: none", (int)p.sk_tiles + (int)p.ws_bytes, 0);
+    p = plan_of(fake, 500, 300, 1024, 1, 2, big);
+    check("plan: FASTGEMM_STREAM_K=2 forces it", (int)p.sk_tiles * forced_seen, 10);
+    p = plan_of(fake, 2000, 300, 1024, 1, 0, big);
+    check("plan: FASTGEMM_STREAM_K=0: none", (int)p.sk_tiles + (int)p.ws_bytes, 0);
+    p = plan_of(fake, 2000, 300, 1024, 1, 1, fg_kern::streamk_bytes({5, 10, 4}, 64, 32, 4) - 1);
+    check("plan: stream-K over the limit: none", (int)p.sk_tiles + (int)p.ws_bytes, 0);
+    p = plan_of(fake_no_sk, 2000, 300, 1024, 1, 2, big);
+    check("plan: a configuration without stream-K", (int)p.sk_tiles + (int)p.ws_bytes, 0);
+
+    // The table's choice: its configuration and split-K, unless a configuration or slices are forced.
+    const fg_table::Config<float> configs[2] = {fake_no_sk, fake_no_sk};
+    const fg_table::Entry entries[] = {{1024, 1024, 1024, 0, 1, 4}};
+    fg_gemm_args g = {};
+    g.dt = FG_F32, g.ta = g.tb = 'N', g.m = g.n = g.k = 1024, g.alpha = 1;
+    fg_kernel_plan t;
+    fg_table::table_plan(configs, entries, 7, &g, nullptr, 1024, nullptr, 1024, -1, 0, 1, big, &t);
+    check("table plan: the entry's configuration and family", t.config * 10 + t.family, 17);
+    check("table plan: the entry's slices", t.splits, 4);
+    fg_table::table_plan(configs, entries, 7, &g, nullptr, 1024, nullptr, 1024, -1, 2, 1, big, &t);
+    check("table plan: FASTGEMM_SPLIT_K over the entry's", t.splits, 2);
+    fg_table::table_plan(configs, entries, 7, &g, nullptr, 1024, nullptr, 1024, 0, 0, 1, big, &t);
+    check("table plan: a forced configuration, unsplit", t.config * 10 + t.splits, 1);
 }
 
 int main()
@@ -64,6 +141,8 @@ int main()
     check("no unaligned points: 4095^3 takes 4096^3", fg_table::lookup(aligned_only, &g, 4, false).config, 0);
     g.m = g.n = g.k = 1000;
     check("no unaligned points: 1000^3 takes 1024^3", fg_table::lookup(aligned_only, &g, 4, true).config, 2);
+
+    check_plans();
 
     printf("%s\n", fails ? "FAILED" : "all passed");
     return fails != 0;

@@ -59,8 +59,10 @@ static inline int cblas_op(char t)
     return (t == 'N' || t == 'n') ? CblasNoTrans : (t == 'C' || t == 'c') ? CblasConjTrans : CblasTrans;
 }
 
+/* NAME(api, ...): the GEMM through one entry point; 0, or -1 when the C API returned an error
+ * (the other entry points return nothing). */
 #define TEST_CALL_GEMM(NAME, T, F77, F77_64, CBLAS, CAPI)                                      \
-    static inline void NAME(api_t api, char ta, char tb, int64_t m, int64_t n, int64_t k,      \
+    static inline int NAME(api_t api, char ta, char tb, int64_t m, int64_t n, int64_t k,      \
                             T alpha, const T *a, int64_t lda, const T *b, int64_t ldb, T beta,  \
                             T *c, int64_t ldc)                                                  \
     {                                                                                           \
@@ -84,9 +86,10 @@ static inline int cblas_op(char t)
         default:                                                                                \
             if (CAPI((fastgemm_op)ta, (fastgemm_op)tb, m, n, k, alpha, a, lda, b, ldb, beta, c, \
                      ldc) != 0)                                                                 \
-                fprintf(stderr, "fastgemm C API returned an error\n");                          \
+                return -1;                                                                      \
             break;                                                                              \
         }                                                                                       \
+        return 0;                                                                               \
     }
 TEST_CALL_GEMM(call_sgemm, float, sgemm_, sgemm_64_, cblas_sgemm, fastgemm_sgemm)
 TEST_CALL_GEMM(call_dgemm, double, dgemm_, dgemm_64_, cblas_dgemm, fastgemm_dgemm)

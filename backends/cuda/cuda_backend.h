@@ -1,0 +1,47 @@
+// cuda_backend.h: the pieces of the CUDA backend (private to backends/cuda/).
+#ifndef FG_CUDA_BACKEND_H
+#define FG_CUDA_BACKEND_H
+
+#include "backends/backend.h"
+#include "common/fg.h"
+
+#include <cuda_runtime.h>
+
+// One CUDA error check for the backend: evaluates `call` (a cudaError_t); on failure records
+// the error and the call's text in (err, failed_call) and jumps to `fail`.
+#define FG_CUDA_TRY(call)                                                                       \
+    do {                                                                                        \
+        err = (call);                                                                           \
+        if (err != cudaSuccess) {                                                               \
+            failed_call = #call;                                                                \
+            goto fail;                                                                          \
+        }                                                                                       \
+    } while (0)
+
+// "name: error string" for a failed call: the call's text up to its '(' (runtime.cu).
+FG_HIDDEN void fg_cuda_describe(char *why, size_t len, const char *call, cudaError_t e);
+
+// runtime.cu: one GEMM on device pointers on stream s of device dev (current), alpha != 0 and
+// k > 0: the kernel the settings (FASTGEMM_KERNEL, _SPLIT_K, _STREAM_K) and the tables choose,
+// its workspace from the device's pool.
+FG_HIDDEN cudaError_t fg_run_gemm(int dev, const fg_settings *set, const fg_gemm_args *g,
+                                  const void *a, int64_t lda, const void *b, int64_t ldb, void *c,
+                                  int64_t ldc, cudaStream_t s);
+// C = beta*C over g->m x g->n on the device (beta = 0 writes zeros without reading C).
+FG_HIDDEN cudaError_t fg_run_scale_c(const fg_gemm_args *g, void *c, int64_t ldc, cudaStream_t s);
+
+// pool.cu: device dev's memory pool, for the pipeline's buffers and the kernels' workspaces: a
+// pool of our own (the application's default pool keeps its settings) that keeps up to a
+// quarter of the device's memory between calls. Null where none could be made.
+FG_HIDDEN cudaMemPool_t fg_cuda_pool(int dev);
+// bytes from the current device's pool on stream s (freed with cudaFreeAsync).
+FG_HIDDEN cudaError_t fg_pool_alloc(void **p, size_t bytes, cudaStream_t s);
+
+// offload.cu: the call (an operand in host memory) through the pipelined host-operand path on
+// device dev (the current device). Returns an FG_* code; *broken: the device is lost.
+FG_HIDDEN int fg_offload_gemm(const fg_call *call, int dev, bool *broken, char *why,
+                              size_t whylen);
+// 1 when device dev's pipeline is set up (its pinned ring allocated).
+FG_HIDDEN int fg_offload_warm(int dev);
+
+#endif

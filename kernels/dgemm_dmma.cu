@@ -1,0 +1,20 @@
+// dgemm_dmma.cu: the DGEMM configurations on the FP64 tensor cores the library is built with and
+// the table that picks one per problem, both from dgemm_table.gen.h (written by perf/tune.cu on
+// the GPU it tuned). The kernels are in dgemm_dmma.cuh and dgemm_tma.cuh, their launch in
+// dgemm_dmma_launch.cuh, the table logic in gemm_table.cuh.
+#include "dgemm_dmma_launch.cuh"
+#include "dgemm_table.gen.h"
+#include "families.h"
+#include "gemm_table.cuh"
+
+namespace {
+
+#define FG_CONFIG(name, BM, BN, BK, WM, WN, S, F)                                              \
+    FG_DMMA_CONFIG(name, fg_dmma::DmmaConfig<BM, BN, BK, WM, WN, S, F>),
+constexpr fg_table::Config<double> configs[] = {FG_DGEMM_CONFIGS(FG_CONFIG)};
+#define FG_ENTRY(m, n, k, trans, config, splits) {m, n, k, trans, config, splits},
+constexpr fg_table::Entry table[] = {FG_DGEMM_TABLE(FG_ENTRY)};
+
+} // namespace
+
+FG_TABLE_FAMILY(dmma, FG_FAMILY_DMMA, configs, table)

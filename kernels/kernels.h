@@ -1,0 +1,58 @@
+// kernels.h: the kernel layer's face (private). Plans and launches one GEMM on device pointers.
+// Everything a launch depends on comes as an argument: the configuration (forced or the
+// table's), split-K, stream-K's mode, the workspace. Nothing here reads the settings or
+// allocates memory.
+#ifndef FG_KERNELS_H
+#define FG_KERNELS_H
+
+#include "common/fg.h"
+
+#include <cuda_runtime.h>
+
+// The kernel families: tiled_64x64x16 (float and double), the SIMT SGEMM configurations of
+// sgemm_table.gen.h, the DMMA DGEMM configurations of dgemm_table.gen.h (sm_80 and up).
+enum { FG_FAMILY_ANY = -1, FG_FAMILY_TILED = 0, FG_FAMILY_SIMT = 1, FG_FAMILY_DMMA = 2 };
+
+// What one launch does, decided before it (fg_kernel_plan_gemm).
+typedef struct {
+    int family, config; // the kernel
+    // The configuration's instance that runs (its transpose pair and variant: the SIMT family
+    // runs some NN problems as the TT of the transposed one, never in slices), and the one that
+    // runs without workspace (fg_kernel_plan_unsplit).
+    int instance, instance_unsplit;
+    int splits; // split-K slices (1: none)
+    // Stream-K for the last waves (tiles 0: none): the tiles before the stream-K part, those of
+    // the part, and the blocks of its launch.
+    int64_t sk_first, sk_tiles;
+    int sk_ctas;
+    size_t ws_bytes; // the device workspace the launch needs (0: none)
+} fg_kernel_plan;
+
+// The kernel called `name` (FASTGEMM_KERNEL's values): 0 with its family and configuration,
+// or -1.
+FG_HIDDEN int fg_kernel_find(const char *name, int *family, int *config);
+
+// Plans C = alpha op(A) op(B) + beta C (alpha != 0, k > 0) on device pointers a and b of the
+// current device. family FG_FAMILY_ANY: by type (DGEMM on DMMA where dmma, else tiled); a
+// forced family (fg_kernel_find's) applies to its type only, the tiled one to both, and DGEMM
+// without dmma runs tiled whatever is forced; config -1: the table's; splits 0: the table's (1
+// for a forced configuration); stream_k: 0 never, 1 where it pays, 2 wherever it can run; the
+// plan needs at most max_ws bytes of workspace (split-K that does not fit runs in one slice,
+// stream-K that does not fit not at all). The launch must get the same g, a and b.
+FG_HIDDEN cudaError_t fg_kernel_plan_gemm(const fg_gemm_args *g, const void *a, int64_t lda,
+                                          const void *b, int64_t ldb, int family, int config,
+                                          int splits, int stream_k, bool dmma, size_t max_ws,
+                                          fg_kernel_plan *plan);
+// The same kernel with no workspace (one slice, no stream-K), where none could be had.
+FG_HIDDEN void fg_kernel_plan_unsplit(fg_kernel_plan *plan);
+// Launches a plan on stream s; ws: plan->ws_bytes of device memory (NULL when 0).
+FG_HIDDEN cudaError_t fg_kernel_launch(const fg_kernel_plan *plan, const fg_gemm_args *g,
+                                       const void *a, int64_t lda, const void *b, int64_t ldb,
+                                       void *c, int64_t ldc, void *ws, cudaStream_t s);
+// C = beta*C over g->m x g->n (beta = 0 writes zeros without reading C).
+FG_HIDDEN cudaError_t fg_kernel_scale_c(const fg_gemm_args *g, void *c, int64_t ldc,
+                                        cudaStream_t s);
+// FG_TIMELINE builds: the file each stream-K launch's stamps go to (FG_TIMELINE_FILE), or NULL.
+FG_HIDDEN extern const char *fg_kernel_timeline_file;
+
+#endif

@@ -1,0 +1,20 @@
+// sgemm_simt.cu: the SIMT SGEMM configurations the library is built with and the table that
+// picks one per problem, both from sgemm_table.gen.h (written by perf/tune.cu on the GPU it
+// tuned; only the configurations the table uses are compiled). The kernels are in
+// sgemm_simt.cuh, their launch in sgemm_simt_launch.cuh, the table logic in gemm_table.cuh.
+#include "families.h"
+#include "gemm_table.cuh"
+#include "sgemm_simt_launch.cuh"
+#include "sgemm_table.gen.h"
+
+namespace {
+
+#define FG_CONFIG(name, BM, BN, BK, WM, WN, S, TM, TN, F)                                      \
+    FG_SIMT_CONFIG(name, fg_simt::SimtConfig<BM, BN, BK, WM, WN, S, TM, TN, F>),
+constexpr fg_table::Config<float> configs[] = {FG_SGEMM_CONFIGS(FG_CONFIG)};
+#define FG_ENTRY(m, n, k, trans, config, splits) {m, n, k, trans, config, splits},
+constexpr fg_table::Entry table[] = {FG_SGEMM_TABLE(FG_ENTRY)};
+
+} // namespace
+
+FG_TABLE_FAMILY(simt, FG_FAMILY_SIMT, configs, table)

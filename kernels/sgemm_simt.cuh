@@ -1,0 +1,391 @@
+// sgemm_simt.cuh: the SIMT SGEMM kernel family (strict FP32, FFMA) as templates, for the
+// library's configurations (sgemm_simt.cu, from the tuner's generated table) and for the
+// tuner's candidates and the ablation (perf/): the configuration and the kernels (their launch:
+// sgemm_simt_launch.cuh).
+// Block tiles of op(A) and op(B) are staged in shared memory by a cp.async pipeline of STAGES
+// buffers; each warp computes a WM x WN warp tile, each lane TM x TN outputs as groups of 4x4
+// outer products with its operands cached in registers; blocks are rasterized in groups along
+// M for L2 reuse; gridDim.z slices K (split-K) when the table asks for it.
+// Any M, N, K, leading dimension, alignment and transpose pair.
+#pragma once
+
+#include "common/features.h"
+#include "common/loaders.cuh"
+#include "common/pipeline.cuh"
+#include "common/raster.cuh"
+#include "common/streamk.cuh"
+#include "common/timeline.cuh"
+
+#include <stdint.h>
+
+namespace fg_simt {
+
+using namespace fg_kern;
+
+// What a configuration makes of its numbers: the block tile BM x BN x BK, the warp tile WM x WN,
+// the stages, the thread tile TM x TN, FEAT its tuning choices and ABLATE its ablation switches
+// (features.h). Shared memory holds both operands k-major: xs[k][mn], a row of BM (BN) + PAD
+// floats per k.
+template <int BM_, int BN_, int BK_, int WM_, int WN_, int STAGES_, int TM_, int TN_, int FEAT_, int ABLATE_>
+struct SimtTraits {
+    static constexpr int BM = BM_, BN = BN_, BK = BK_, WM = WM_, WN = WN_, STAGES = STAGES_;
+    static constexpr int TM = TM_, TN = TN_, FEAT = FEAT_, ABLATE = ABLATE_;
+    static_assert(tuning_only(FEAT), "FEATURES holds tuning choices only (features.h)");
+    static_assert(ablation_allowed(ABLATE), "ablation switches are for perf/ builds (FG_ABLATION)");
+    static constexpr bool WARP_TILE = !(ABLATE & FG_NO_WARP_TILE), REG_CACHE = !(ABLATE & FG_NO_REG_CACHE);
+    static constexpr bool SYNC = ABLATE & FG_SYNC_LOADS, RASTER = !(FEAT & FG_COLUMN_ORDER);
+    static constexpr bool PREFETCH = FEAT & FG_PREFETCH, FAST_LOOP = FEAT & FG_FAST_LOOP;
+    static constexpr bool SPREAD = FEAT & FG_SPREAD, SERPENTINE = FEAT & FG_SERPENTINE;
+    static constexpr int WARPS_M = BM / WM, WARPS_N = BN / WN;
+    static constexpr int THREADS = WARPS_M * WARPS_N * 32;
+    // The lanes of a warp tile its warp tile; without warp tiling the threads tile the block.
+    static constexpr int TILE_M = WARP_TILE ? WM : BM, TILE_N = WARP_TILE ? WN : BN;
+    static constexpr int LM = TILE_M / TM, LN = TILE_N / TN; // threads along M and N of a tile
+    static constexpr int GSM = 4 * LM, GSN = 4 * LN;          // between a thread's 4-row groups
+    // 4 floats of padding: rows stay 16-byte aligned for the 16-byte copies and LDS.128, and the
+    // row stride is 4 words mod 32, so the transposing 4-byte copies (lane = k + BK*mn) write
+    // bank 4k + mn: distinct banks for BK = 8, 2-way for BK = 16, 4-way for BK = 32.
+    static constexpr int PAD = ABLATE & FG_NO_PAD ? 0 : 4;
+    static constexpr int LDA_S = BM + PAD, LDB_S = BN + PAD;
+    static constexpr int A_STAGE = BK * LDA_S, B_STAGE = BK * LDB_S; // floats
+    // NN runs as the TT of the transposed problem (swaps_nn) on tiles wider than tall whose warps
+    // store 32 columns a pass (store_tile_t); its staging, a warp's 32 columns of WM + 4 floats,
+    // reuses the stages' shared memory.
+    static constexpr bool SWAP_NN = BN > BM && WARP_TILE && 4 * LN == 32 && !(FEAT & FG_NO_SWAP);
+    static constexpr int STAGING_BYTES = SWAP_NN ? WARPS_M * WARPS_N * 32 * (WM + 4) * (int)sizeof(float) : 0;
+    static constexpr int STAGE_BYTES_ALL = STAGES * (A_STAGE + B_STAGE) * (int)sizeof(float);
+    static constexpr int SMEM_BYTES = STAGE_BYTES_ALL > STAGING_BYTES ? STAGE_BYTES_ALL : STAGING_BYTES;
+    // Blocks of 256 threads with 8x8 per thread need about 128 registers: held to that, two
+    // blocks fit an SM (the fast loop alone takes one more). Else no minimum (0).
+    static constexpr int MIN_BLOCKS = TM * TN <= 64 && THREADS == 256 ? 2 : 0;
+    static_assert(LM * LN == (WARP_TILE ? 32 : THREADS), "the threads tile the tile, TM x TN each");
+    static_assert(BM % WM == 0 && BN % WN == 0, "warp tiles tile the block tile");
+    static_assert(TM % 4 == 0 && TN % 4 == 0, "a thread's rows (columns) are groups of 4");
+    static_assert(STAGES >= 1 && STAGES <= 8, "1 (load, then compute) to 8 pipeline stages");
+    static_assert(BK % 4 == 0 && BK <= 32, "BK from 4 to 32");
+    static_assert(!SPREAD || (FAST_LOOP && STAGES >= 2), "copies are spread in the fast loop");
+    static_assert(SMEM_BYTES <= 227 * 1024, "shared memory of one block on sm_90");
+};
+
+// A configuration of the library's tables and the tuner's candidates: tuning choices only.
+template <int BM, int BN, int BK, int WM, int WN, int STAGES, int TM = 8, int TN = 8, int FEAT = 0>
+struct SimtConfig : SimtTraits<BM, BN, BK, WM, WN, STAGES, TM, TN, FEAT, 0> {};
+
+#ifdef FG_ABLATION
+// A configuration with ablation switches (perf/ablate.cu).
+template <int BM, int BN, int BK, int WM, int WN, int STAGES, int TM, int TN, int FEAT, int ABLATE>
+struct SimtAblated : SimtTraits<BM, BN, BK, WM, WN, STAGES, TM, TN, FEAT, ABLATE> {};
+#endif
+
+// A lane's first row and column in the block tile.
+template <class Cfg>
+__device__ __forceinline__ void lane_origin(int tid, int &row_s, int &col_s)
+{
+    if (Cfg::WARP_TILE) {
+        const int warp = tid / 32, lane = tid % 32;
+        const int wm = warp % Cfg::WARPS_M, wn = warp / Cfg::WARPS_M;
+        row_s = wm * Cfg::WM + lane % Cfg::LM * 4, col_s = wn * Cfg::WN + lane / Cfg::LM * 4;
+    } else {
+        row_s = tid % Cfg::LM * 4, col_s = tid / Cfg::LM * 4;
+    }
+}
+
+// The block's TM x TN accumulators per lane over the tile at (m0, n0) and the k range of a and
+// b (k long, from where they point).
+template <class Cfg, bool TA, bool TB, bool ELEM>
+__device__ __forceinline__ void tile_product(float (&acc)[Cfg::TM][Cfg::TN], int64_t m, int64_t n,
+                                             int64_t k, const float *__restrict__ a, int64_t lda,
+                                             const float *__restrict__ b, int64_t ldb, int64_t m0,
+                                             int64_t n0, bool vec_a, bool vec_b, int row_s, int col_s)
+{
+    constexpr int BM = Cfg::BM, BN = Cfg::BN, BK = Cfg::BK, TM = Cfg::TM, TN = Cfg::TN;
+    constexpr int STAGES = Cfg::STAGES, THREADS = Cfg::THREADS;
+    constexpr int GSM = Cfg::GSM, GSN = Cfg::GSN;
+    extern __shared__ __align__(16) float smem[];
+    float *as = smem, *bs = smem + STAGES * Cfg::A_STAGE;
+    const int tid = threadIdx.x;
+    const int64_t ktiles = (k + BK - 1) / BK;
+
+    TileLoader<float, BM, BK, THREADS, Cfg::LDA_S, !TA, Cfg::SYNC> load_a;
+    TileLoader<float, BN, BK, THREADS, Cfg::LDB_S, TB, Cfg::SYNC> load_b;
+    load_a.template init<ELEM>(a, lda, m0, m, vec_a && !ELEM, tid, /*pin=*/true);
+    load_b.template init<ELEM>(b, ldb, n0, n, vec_b && !ELEM, tid, /*pin=*/true);
+    // Tiles are loaded in order, one per call: the k-positions left shrink by BK each time.
+    // FG_FAST_LOOP: interior blocks (with 16-byte copies where the operand is mn-contiguous, or
+    // element copies in the ELEM instance) load their whole tiles with neither predicates nor
+    // branches, in a main loop of their own (a second copy of the k-tile's code; it raises the
+    // registers of some configurations).
+    int64_t k_left = k;
+    const int64_t kfast =
+        Cfg::FAST_LOOP && load_a.template fast<ELEM>() && load_b.template fast<ELEM>() ? k / BK : 0;
+    auto load_fast = [&](int stage) {
+        load_a.template load_fast<ELEM>(as + stage * Cfg::A_STAGE);
+        load_b.template load_fast<ELEM>(bs + stage * Cfg::B_STAGE);
+        k_left -= BK;
+    };
+    auto load_stage = [&](int stage) {
+        load_a.load(as + stage * Cfg::A_STAGE, a, k_left);
+        load_b.load(bs + stage * Cfg::B_STAGE, b, k_left);
+        k_left -= BK;
+    };
+
+#pragma unroll
+    for (int i = 0; i < TM; i++)
+#pragma unroll
+        for (int j = 0; j < TN; j++) acc[i][j] = 0.f;
+
+    // The outer products of one k-tile: row i of the thread is row_s + (i/4)*GSM + i%4.
+    // hook(kk) runs at the start of step kk (FG_SPREAD's copies).
+    auto compute = [&](int stage, auto &&hook) {
+        const float *a_s = as + stage * Cfg::A_STAGE + row_s;
+        const float *b_s = bs + stage * Cfg::B_STAGE + col_s;
+        // A thread's operands of step kk: TM/4 and TN/4 LDS.128.
+        auto fragments = [&](int kk, float *ra, float *rb) {
+#pragma unroll
+            for (int g = 0; g < TM / 4; g++) {
+                const float4 v = *reinterpret_cast<const float4 *>(a_s + kk * Cfg::LDA_S + g * GSM);
+                ra[4 * g] = v.x, ra[4 * g + 1] = v.y, ra[4 * g + 2] = v.z, ra[4 * g + 3] = v.w;
+            }
+#pragma unroll
+            for (int g = 0; g < TN / 4; g++) {
+                const float4 v = *reinterpret_cast<const float4 *>(b_s + kk * Cfg::LDB_S + g * GSN);
+                rb[4 * g] = v.x, rb[4 * g + 1] = v.y, rb[4 * g + 2] = v.z, rb[4 * g + 3] = v.w;
+            }
+        };
+        float ra[2][TM], rb[2][TN]; // with FG_PREFETCH: step kk in [kk % 2], kk + 1 in the other
+        if (Cfg::PREFETCH && Cfg::REG_CACHE) fragments(0, ra[0], rb[0]);
+#pragma unroll
+        for (int kk = 0; kk < BK; kk++) {
+            hook(kk);
+            if (Cfg::REG_CACHE) {
+                const int cur = Cfg::PREFETCH ? kk % 2 : 0;
+                if (!Cfg::PREFETCH) fragments(kk, ra[0], rb[0]);
+                else if (kk + 1 < BK) fragments(kk + 1, ra[cur ^ 1], rb[cur ^ 1]);
+                // FG_SERPENTINE: odd rows right to left, so rb[j] carries over the row's turn
+#pragma unroll
+                for (int i = 0; i < TM; i++)
+#pragma unroll
+                    for (int jj = 0; jj < TN; jj++) {
+                        const int j = Cfg::SERPENTINE && i % 2 ? TN - 1 - jj : jj;
+                        acc[i][j] = fmaf(ra[cur][i], rb[cur][j], acc[i][j]);
+                    }
+            } else { // ablation: both operands of every FFMA come from shared memory
+                const volatile float *va = a_s + kk * Cfg::LDA_S, *vb = b_s + kk * Cfg::LDB_S;
+#pragma unroll
+                for (int i = 0; i < TM; i++)
+#pragma unroll
+                    for (int j = 0; j < TN; j++)
+                        acc[i][j] = fmaf(va[i / 4 * GSM + i % 4], vb[j / 4 * GSN + j % 4], acc[i][j]);
+            }
+        }
+    };
+
+    auto compute_tile = [&](int stage) { compute(stage, [](int) {}); };
+    // FG_SPREAD: the next tile's N copies (op(A)'s, then op(B)'s) in groups of 4, group g at
+    // step g * BK / groups, so that no k-step issues a burst of them (16-24 element copies a
+    // tile where an operand is k-contiguous: a burst fills the memory-instruction queue, and the
+    // fragment loads behind it wait). Groups, not single copies: ptxas puts three idle
+    // instructions before each run of copies that follows shared-memory loads.
+    auto spread = [&](int stage, int next) {
+        using LA = decltype(load_a);
+        using LB = decltype(load_b);
+        constexpr int NA = LA::template fast_copies<ELEM>, N = NA + LB::template fast_copies<ELEM>;
+        constexpr int G = 4, GROUPS = (N + G - 1) / G;
+        compute(stage, [&](int kk) {
+#pragma unroll
+            for (int c = 0; c < N; c++) {
+                if (c / G * BK / GROUPS != kk) continue;
+                if (c < NA) load_a.template copy_fast<ELEM>(as + next * Cfg::A_STAGE, c);
+                else load_b.template copy_fast<ELEM>(bs + next * Cfg::B_STAGE, c - NA);
+            }
+        });
+        k_left -= BK;
+    };
+    if constexpr (Cfg::SPREAD) pipeline<STAGES>(ktiles, kfast, load_fast, load_stage, compute_tile, spread);
+    else pipeline<STAGES>(ktiles, kfast, load_fast, load_stage, compute_tile);
+}
+
+// Epilogue: C = alpha*acc + beta*C over the tile at (m0, n0), 4 consecutive rows of a column per
+// store; beta = 0 never reads C.
+template <class Cfg>
+__device__ __forceinline__ void store_tile(const float (&acc)[Cfg::TM][Cfg::TN], int64_t m, int64_t n,
+                                           int64_t m0, int64_t n0, int row_s, int col_s, float alpha,
+                                           float beta, float *__restrict__ c, int64_t ldc, bool vec_c)
+{
+    constexpr int TM = Cfg::TM, TN = Cfg::TN, GSM = Cfg::GSM, GSN = Cfg::GSN;
+#pragma unroll
+    for (int j = 0; j < TN; j++) {
+        const int64_t gn = n0 + col_s + j / 4 * GSN + j % 4;
+        if (gn >= n) continue;
+#pragma unroll
+        for (int h = 0; h < TM / 4; h++) {
+            const int64_t gm = m0 + row_s + h * GSM;
+            float *cp = c + gm + gn * ldc;
+            const float r[4] = {alpha * acc[h * 4 + 0][j], alpha * acc[h * 4 + 1][j],
+                                alpha * acc[h * 4 + 2][j], alpha * acc[h * 4 + 3][j]};
+            if (vec_c && gm + 3 < m) {
+                float4 out = make_float4(r[0], r[1], r[2], r[3]);
+                if (beta != 0.f) {
+                    const float4 old = *reinterpret_cast<const float4 *>(cp);
+                    out.x += beta * old.x;
+                    out.y += beta * old.y;
+                    out.z += beta * old.z;
+                    out.w += beta * old.w;
+                }
+                *reinterpret_cast<float4 *>(cp) = out;
+            } else {
+#pragma unroll
+                for (int i = 0; i < 4; i++)
+                    if (gm + i < m) cp[i] = beta != 0.f ? r[i] + beta * cp[i] : r[i];
+            }
+        }
+    }
+}
+
+// store_tile of a kernel that computes C^T (CT, swaps_nn): the tile's rows are columns of C. Each
+// warp stages its warp tile in shared memory, 32 of its columns at a time, with store_tile's
+// 16-byte stores (so the accumulators keep the registers they have in the other instances: the
+// main loop's code depends on them), and reads it back along the rows of C, 4 of them a lane.
+template <class Cfg>
+__device__ __forceinline__ void store_tile_t(const float (&acc)[Cfg::TM][Cfg::TN], int64_t m, int64_t n,
+                                             int64_t m0, int64_t n0, int row_s, int col_s, float alpha,
+                                             float beta, float *__restrict__ c, int64_t ldc, bool vec_c)
+{
+    constexpr int TM = Cfg::TM, TN = Cfg::TN, GSM = Cfg::GSM, GSN = Cfg::GSN, WM = Cfg::WM;
+    constexpr int COLS = GSN; // a pass: the warp tile's columns of one group of 4 a lane
+    constexpr int LD = WM + 4; // 16-byte rows; the two column halves of a quarter-warp 16 banks apart
+    static_assert(Cfg::SWAP_NN && COLS == 32 && Cfg::STAGING_BYTES == Cfg::WARPS_M * Cfg::WARPS_N * COLS * LD * 4,
+                  "SimtConfig's staging");
+    extern __shared__ __align__(16) float smem[];
+    const int warp = threadIdx.x / 32, lane = threadIdx.x % 32;
+    const int wm0 = warp % Cfg::WARPS_M * WM, wn0 = warp / Cfg::WARPS_M * Cfg::WN;
+    float *ws = smem + warp * COLS * LD;
+    const int r_w = row_s - wm0, c_w = col_s - wn0; // the lane's first row and column in its warp tile
+    __syncthreads(); // the last k-tile's fragments read by every warp
+#pragma unroll
+    for (int p = 0; p < TN / 4; p++) {
+#pragma unroll
+        for (int q = 0; q < 4; q++) // column c_w + q of this pass
+#pragma unroll
+            for (int h = 0; h < TM / 4; h++)
+                *reinterpret_cast<float4 *>(ws + (c_w + q) * LD + r_w + h * GSM) =
+                    make_float4(alpha * acc[h * 4 + 0][p * 4 + q], alpha * acc[h * 4 + 1][p * 4 + q],
+                                alpha * acc[h * 4 + 2][p * 4 + q], alpha * acc[h * 4 + 3][p * 4 + q]);
+        __syncwarp();
+        // Lane: 4 consecutive columns of the pass (rows of C), row (column of C) lane / 8 + 4 it.
+        const int jq = lane % 8 * 4;
+        const int64_t gn = n0 + wn0 + p * COLS + jq; // the first of its 4 rows of C
+#pragma unroll 4
+        for (int it = 0; it < WM / 4; it++) {
+            const int ii = it * 4 + lane / 8;
+            const int64_t gm = m0 + wm0 + ii; // a column of C
+            if (gm >= m) continue;
+            float r[4];
+#pragma unroll
+            for (int t = 0; t < 4; t++) r[t] = ws[(jq + t) * LD + ii];
+            float *cp = c + gn + gm * ldc;
+            if (vec_c && gn + 3 < n) {
+                float4 out = make_float4(r[0], r[1], r[2], r[3]);
+                if (beta != 0.f) {
+                    const float4 old = *reinterpret_cast<const float4 *>(cp);
+                    out = make_float4(out.x + beta * old.x, out.y + beta * old.y, out.z + beta * old.z,
+                                      out.w + beta * old.w);
+                }
+                *reinterpret_cast<float4 *>(cp) = out;
+            } else {
+#pragma unroll
+                for (int t = 0; t < 4; t++)
+                    if (gn + t < n) cp[t] = beta != 0.f ? r[t] + beta * cp[t] : r[t];
+            }
+        }
+        __syncwarp();
+    }
+    __syncthreads(); // a next piece (stream-K) copies into the stages
+}
+
+// ELEM (FG_SPREAD configurations): the instance for an mn-contiguous operand that cannot take
+// 16-byte copies; its fast loop copies such operands element by element (sgemm_simt_launch.cuh).
+template <class Cfg, bool TA, bool TB, bool ELEM = false, bool CT = false>
+__global__ void __launch_bounds__(Cfg::THREADS, Cfg::MIN_BLOCKS)
+    sgemm_simt(int64_t m, int64_t n, int64_t k, int64_t kslice, float alpha,
+               const float *__restrict__ a, int64_t lda, const float *__restrict__ b, int64_t ldb,
+               float beta, float *__restrict__ c, int64_t ldc, int64_t c_slice, bool vec_a,
+               bool vec_b, bool vec_c)
+{
+    fg_kern::tl_stamp(0, blockIdx.x, 0); // FG_TIMELINE's (none without it)
+    int64_t bm, bn;
+    block_tile<Cfg::RASTER>((m + Cfg::BM - 1) / Cfg::BM, (n + Cfg::BN - 1) / Cfg::BN, bm, bn);
+    const int64_t m0 = bm * Cfg::BM, n0 = bn * Cfg::BN;
+    // Split-K: this block's slice of K, and its own partial C.
+    {
+        const int64_t k0 = blockIdx.z * kslice;
+        k = k - k0 < kslice ? k - k0 : kslice;
+        a += TA ? k0 : k0 * lda;
+        b += TB ? k0 * ldb : k0;
+        c += blockIdx.z * c_slice;
+    }
+    int row_s, col_s;
+    lane_origin<Cfg>(threadIdx.x, row_s, col_s);
+    float acc[Cfg::TM][Cfg::TN];
+    tile_product<Cfg, TA, TB, ELEM>(acc, m, n, k, a, lda, b, ldb, m0, n0, vec_a, vec_b, row_s, col_s);
+    if constexpr (CT) store_tile_t<Cfg>(acc, m, n, m0, n0, row_s, col_s, alpha, beta, c, ldc, vec_c);
+    else store_tile<Cfg>(acc, m, n, m0, n0, row_s, col_s, alpha, beta, c, ldc, vec_c);
+    fg_kern::tl_stamp(0, blockIdx.x, 2);
+}
+
+// The stream-K part of a launch (StreamK, launch_streamk): ctas blocks, each over its run of
+// k-tiles of the last tiles.
+template <class Cfg, bool TA, bool TB, bool CT = false>
+__global__ void __launch_bounds__(Cfg::THREADS, Cfg::MIN_BLOCKS)
+    sgemm_simt_sk(int64_t m, int64_t n, int64_t k, float alpha, const float *__restrict__ a,
+                  int64_t lda, const float *__restrict__ b, int64_t ldb, float beta,
+                  float *__restrict__ c, int64_t ldc, bool vec_a, bool vec_b, bool vec_c, StreamK sk)
+{
+    constexpr int BM = Cfg::BM, BN = Cfg::BN, BK = Cfg::BK, TM = Cfg::TM, TN = Cfg::TN;
+    constexpr int THREADS = Cfg::THREADS;
+    int row_s, col_s;
+    lane_origin<Cfg>(threadIdx.x, row_s, col_s);
+    float acc[TM][TN];
+    // A thread's partial sums: element i * TN + j of slot s at [(s * TM * TN + i * TN + j) *
+    // THREADS], so that a warp's accesses are whole lines.
+    auto partials = [&](int64_t slot) { return static_cast<float *>(sk.partials) + slot * (THREADS * TM * TN) + threadIdx.x; };
+    auto origin = [&](int64_t tile, int64_t &m0, int64_t &n0) {
+        block_tile<Cfg::RASTER>((m + BM - 1) / BM, (n + BN - 1) / BN, m0, n0, sk.first + tile);
+        m0 *= BM, n0 *= BN;
+    };
+    streamk_run(
+        sk,
+        [&](int64_t tile, int64_t kt0, int64_t kt1) {
+            int64_t m0, n0;
+            origin(tile, m0, n0);
+            const int64_t k0 = kt0 * BK, k1 = kt1 * BK < k ? kt1 * BK : k;
+            tile_product<Cfg, TA, TB, false>(acc, m, n, k1 - k0, a + (TA ? k0 : k0 * lda), lda,
+                                             b + (TB ? k0 * ldb : k0), ldb, m0, n0, vec_a, vec_b,
+                                             row_s, col_s);
+        },
+        [&](int64_t slot) {
+            float *p = partials(slot);
+#pragma unroll
+            for (int i = 0; i < TM; i++)
+#pragma unroll
+                for (int j = 0; j < TN; j++) p[(i * TN + j) * THREADS] = acc[i][j];
+        },
+        [&](int64_t slot, auto first) {
+            const float *p = partials(slot);
+#pragma unroll
+            for (int i = 0; i < TM; i++)
+#pragma unroll
+                for (int j = 0; j < TN; j++) {
+                    const float v = __ldcg(p + (i * TN + j) * THREADS);
+                    acc[i][j] = decltype(first)::value ? v : acc[i][j] + v;
+                }
+        },
+        [&](int64_t tile) {
+            int64_t m0, n0;
+            origin(tile, m0, n0);
+            if constexpr (CT) store_tile_t<Cfg>(acc, m, n, m0, n0, row_s, col_s, alpha, beta, c, ldc, vec_c);
+            else store_tile<Cfg>(acc, m, n, m0, n0, row_s, col_s, alpha, beta, c, ldc, vec_c);
+        });
+}
+
+} // namespace fg_simt
