@@ -7,9 +7,16 @@
 // A call the GPU runs faster than the host queues it is timed by the host: the GPU reaches the
 // first event and waits for the kernels. --queued 1 holds the stream with a kernel until the
 // host has queued the whole round, so the events time the GPU's work alone.
-// Usage: fastgemm-sweep [--prec s|d] [--shapes square|irregular|all|MxNxK,...] [--trans all|NN,TN,..]
-//                       [--reps N] [--csv FILE] [--kernel NAME] [--queued 0|1]
+// --shapes random:COUNT:SEED[:LO:HI] runs COUNT seeded random problems (shapes.h), each with its
+// own transposes (--trans does not apply), --gflop MIN:MAX keeping those of that many GFLOP; the
+// run ends with a summary line per precision and flop class (geometric mean of the ratios, the
+// lowest, the count below 0.90). --ld-extra N adds N to every leading dimension (default 0:
+// leading dimensions = rows).
+// Usage: fastgemm-sweep [--prec s|d|s,d] [--shapes square|irregular|all|MxNxK,...|random:COUNT:SEED[:LO:HI]]
+//                       [--trans all|NN,TN,..] [--gflop MIN:MAX] [--ld-extra N] [--reps N]
+//                       [--csv FILE] [--kernel NAME] [--queued 0|1]
 #include "perf_util.cuh"
+#include "shapes.h"
 
 #include <fastgemm.h>
 
@@ -38,20 +45,31 @@ struct Lib<double> : Cublas<double> {
 };
 
 static volatile int *queued_go; // --queued 1: the flag of hold() (perf_util.cuh), else null
+static long ld_extra;           // --ld-extra
+
+// One problem's outcome: ratio 0 where it was not timed (does not fit).
+struct Outcome {
+    Problem p;
+    char prec;
+    bool valid;
+    double ratio;
+};
 
 template <typename T>
-static bool run_shape(cublasHandle_t h, cudaStream_t s, const Shape &sh, char ta, char tb,
-                      int reps, FILE *csv, const char *prec)
+static Outcome run_shape(cublasHandle_t h, cudaStream_t s, const Problem &pr, int reps, FILE *csv,
+                         const char *prec)
 {
-    const long m = sh.m, n = sh.n, k = sh.k;
-    const long lda = ta == 'N' ? m : k, ldb = tb == 'N' ? k : n, ldc = m;
+    const long m = pr.m, n = pr.n, k = pr.k;
+    const char ta = pr.ta, tb = pr.tb;
+    const long lda = (ta == 'N' ? m : k) + ld_extra, ldb = (tb == 'N' ? k : n) + ld_extra;
+    const long ldc = m + ld_extra;
     const size_t na = (size_t)lda * (ta == 'N' ? k : m), nb = (size_t)ldb * (tb == 'N' ? n : k);
     const size_t nc = (size_t)ldc * n, set_bytes = (na + nb + nc) * sizeof(T);
     size_t free_b = 0, total_b = 0;
     CHECK_CUDA(cudaMemGetInfo(&free_b, &total_b));
     if (set_bytes + nc * sizeof(T) > free_b * 9 / 10) {
         printf("%s %c%c %ldx%ldx%ld: does not fit in device memory, skipped\n", prec, ta, tb, m, n, k);
-        return true;
+        return {pr, prec[0], true, 0};
     }
     InputSets<T> in(na, nb, nc, 1000, s);
     const int sets = in.count;
@@ -142,23 +160,43 @@ static bool run_shape(cublasHandle_t h, cudaStream_t s, const Shape &sh, char ta
            prec, ta, tb, m, n, k, mo, to, mc, tc, tc > 0 ? to / tc : 0, valid ? "ok" : "FAILED",
            worst[0], worst[1], 1e6 * host_s[0] / (rounds * per_round),
            1e6 * host_s[1] / (rounds * per_round));
-    fprintf(csv, "%s,%c%c,%ld,%ld,%ld,%.6f,%.6f,%.4f,%.4f,%.4f,%s,%.3g,%d,%.2f,%.2f,%s\n", prec, ta, tb,
-            m, n, k, mo, mc, to, tc, to / tc, valid ? "ok" : "FAILED", worst[0], sets,
+    fprintf(csv, "%s,%c%c,%ld,%ld,%ld,%.6f,%.6f,%.4f,%.4f,%.4f,%s,%.3g,%d,%.2f,%.2f,%s,%ld,%ld,%ld\n",
+            prec, ta, tb, m, n, k, mo, mc, to, tc, to / tc, valid ? "ok" : "FAILED", worst[0], sets,
             1e6 * host_s[0] / (rounds * per_round), 1e6 * host_s[1] / (rounds * per_round),
-            queued_go ? "queued" : "events");
+            queued_go ? "queued" : "events", lda, ldb, ldc);
     fflush(csv);
     fflush(stdout);
     for (auto &e : ev) cudaEventDestroy(e);
     cudaFree(c_ref);
     cudaFree(ratio);
     cudaFree(bad);
-    return valid;
+    return {pr, prec[0], valid, tc > 0 ? to / tc : 0};
+}
+
+// The summary of one precision's timed problems of one flop class.
+static void summarize(const std::vector<Outcome> &all, char prec, bool big)
+{
+    double log_sum = 0;
+    int count = 0, below = 0;
+    const Outcome *lowest = nullptr;
+    for (const Outcome &o : all) {
+        if (o.prec != prec || o.ratio <= 0 || (2e-9 * o.p.m * o.p.n * o.p.k >= 1) != big) continue;
+        log_sum += std::log(o.ratio);
+        count++;
+        below += o.ratio < 0.90;
+        if (!lowest || o.ratio < lowest->ratio) lowest = &o;
+    }
+    if (!count) return;
+    printf("summary %c %s 1 GFLOP: %d shapes, geometric mean %.3f, lowest %.3f (%c%c %ldx%ldx%ld), "
+           "below 0.90: %d\n", prec, big ? ">=" : "<", count, std::exp(log_sum / count), lowest->ratio,
+           lowest->p.ta, lowest->p.tb, lowest->p.m, lowest->p.n, lowest->p.k, below);
 }
 
 int main(int argc, char **argv)
 {
     std::string prec = "s", shapes = "all", trans = "all", csv_path = "sweep.csv";
     int reps = 20, queued = 0;
+    double gflop_min = 0, gflop_max = INFINITY;
     for (int i = 1; i + 1 < argc; i += 2) {
         if (!strcmp(argv[i], "--prec")) prec = argv[i + 1];
         else if (!strcmp(argv[i], "--shapes")) shapes = argv[i + 1];
@@ -167,6 +205,13 @@ int main(int argc, char **argv)
         else if (!strcmp(argv[i], "--csv")) csv_path = argv[i + 1];
         else if (!strcmp(argv[i], "--kernel")) setenv("FASTGEMM_KERNEL", argv[i + 1], 1);
         else if (!strcmp(argv[i], "--queued")) queued = atoi(argv[i + 1]);
+        else if (!strcmp(argv[i], "--ld-extra")) ld_extra = atol(argv[i + 1]);
+        else if (!strcmp(argv[i], "--gflop")) {
+            if (sscanf(argv[i + 1], "%lf:%lf", &gflop_min, &gflop_max) != 2 || gflop_min >= gflop_max) {
+                fprintf(stderr, "bad --gflop %s: MIN:MAX\n", argv[i + 1]);
+                return 2;
+            }
+        }
         else {
             fprintf(stderr, "unknown option %s\n", argv[i]);
             return 2;
@@ -181,10 +226,17 @@ int main(int argc, char **argv)
                                           {8192, 8192, 128},  {8192, 128, 8192},
                                           {128, 8192, 8192},  {16384, 16384, 1024},
                                           {2048, 2048, 32768}, {3000, 5000, 700}};
+    std::vector<Problem> problems;
+    RandomSpec rnd;
+    const bool random = shapes.compare(0, 7, "random:") == 0;
+    if (random) {
+        if (!parse_random_spec(shapes, &rnd)) return 2;
+        problems = random_problems(rnd, gflop_min, gflop_max);
+    }
     if (shapes == "square" || shapes == "all") list.insert(list.end(), square.begin(), square.end());
     if (shapes == "irregular" || shapes == "all")
         list.insert(list.end(), irregular.begin(), irregular.end());
-    if (list.empty()) { // MxNxK,MxNxK,...
+    if (list.empty() && !random) { // MxNxK,MxNxK,...
         for (const char *p = shapes.c_str(); *p;) {
             Shape sh;
             if (sscanf(p, "%ldx%ldx%ld", &sh.m, &sh.n, &sh.k) != 3) {
@@ -200,6 +252,15 @@ int main(int argc, char **argv)
     std::vector<std::pair<char, char>> pairs;
     for (const char *tp : {"NN", "NT", "TN", "TT"})
         if (trans == "all" || trans.find(tp) != std::string::npos) pairs.push_back({tp[0], tp[1]});
+    for (const Shape &sh : list)
+        for (auto tp : pairs) problems.push_back({sh.m, sh.n, sh.k, tp.first, tp.second});
+    std::vector<char> precs;
+    for (char c : prec)
+        if (c == 's' || c == 'd') precs.push_back(c);
+        else if (c != ',') {
+            fprintf(stderr, "bad --prec %s: s, d or s,d\n", prec.c_str());
+            return 2;
+        }
 
     cudaDeviceProp prop;
     CHECK_CUDA(cudaGetDeviceProperties(&prop, 0));
@@ -207,6 +268,10 @@ int main(int argc, char **argv)
            prop.multiProcessorCount, prop.l2CacheSize >> 20, fastgemm_version(),
            getenv("FASTGEMM_KERNEL") ? getenv("FASTGEMM_KERNEL") : "(table)",
            queued ? "queued (the GPU's work alone)" : "events");
+    if (random)
+        printf("random shapes: %ld, seed %llu, m, n, k log-uniform in [%ld, %ld], %g-%g GFLOP, "
+               "leading dimensions rows + %ld\n", rnd.count, (unsigned long long)rnd.seed, rnd.lo,
+               rnd.hi, gflop_min, gflop_max, ld_extra);
     if (queued) queued_go = hold_flag();
     cublasHandle_t h;
     cudaStream_t s;
@@ -219,13 +284,18 @@ int main(int argc, char **argv)
         return 1;
     }
     fprintf(csv, "prec,trans,m,n,k,fastgemm_ms,cublas_ms,fastgemm_tflops,cublas_tflops,ratio,check,"
-                 "err_over_bound,input_sets,host_us,cublas_host_us,timing\n");
+                 "err_over_bound,input_sets,host_us,cublas_host_us,timing,lda,ldb,ldc\n");
     bool all_valid = true;
-    for (const Shape &sh : list)
-        for (auto tp : pairs)
-            all_valid &= prec == "d" ? run_shape<double>(h, s, sh, tp.first, tp.second, reps, csv, "d")
-                                     : run_shape<float>(h, s, sh, tp.first, tp.second, reps, csv, "s");
+    std::vector<Outcome> outcomes;
+    for (char p : precs)
+        for (const Problem &pr : problems) {
+            outcomes.push_back(p == 'd' ? run_shape<double>(h, s, pr, reps, csv, "d")
+                                        : run_shape<float>(h, s, pr, reps, csv, "s"));
+            all_valid &= outcomes.back().valid;
+        }
     fclose(csv);
+    for (char p : precs)
+        for (bool big : {true, false}) summarize(outcomes, p, big);
     cublasDestroy(h);
     return all_valid ? 0 : 1;
 }
