@@ -1,8 +1,8 @@
-// shapes.h: seeded random GEMM problems for the perf/ programs (fastgemm-sweep's and
-// fastgemm-tune's `--shapes random:COUNT:SEED[:LO:HI]`). m, n and k are drawn log-uniformly from
-// [LO, HI] (default [64, 12000]) and the transposes uniformly; problems outside a flop window are
-// drawn again. The generator is splitmix64 with its own arithmetic, so a seed gives the same
-// problems with any compiler and standard library.
+// shapes.h: GEMM cases (a shape and its transposes) for the perf/ programs, and seeded random
+// ones (fastgemm-sweep's and fastgemm-tune's `--shapes random:COUNT:SEED[:LO:HI]`): m, n and k
+// drawn log-uniformly from [LO, HI] (default [64, 12000]) and the transposes uniformly; cases
+// outside a flop window are drawn again. The generator is splitmix64 with its own arithmetic, so
+// a seed gives the same cases with any compiler and standard library.
 #pragma once
 
 #include <cmath>
@@ -12,7 +12,8 @@
 #include <string>
 #include <vector>
 
-struct Problem {
+// C = op(A) op(B) with op(A) m x k and op(B) k x n; ta, tb: 'N' or 'T'.
+struct Case {
     long m, n, k;
     char ta, tb;
 };
@@ -58,7 +59,7 @@ inline bool parse_random_spec(const std::string &spec, RandomSpec *r)
 
 // r.count problems whose 2mnk lies in [gflop_min, gflop_max) GFLOP (drawn again otherwise; at
 // most 1000 draws a problem before giving up on the window).
-inline std::vector<Problem> random_problems(const RandomSpec &r, double gflop_min = 0,
+inline std::vector<Case> random_problems(const RandomSpec &r, double gflop_min = 0,
                                             double gflop_max = INFINITY)
 {
     SplitMix64 g(r.seed);
@@ -67,10 +68,10 @@ inline std::vector<Problem> random_problems(const RandomSpec &r, double gflop_mi
         const long v = (long)std::floor(std::exp(llo + (lhi - llo) * g.uniform()));
         return v < r.lo ? r.lo : v > r.hi ? r.hi : v;
     };
-    std::vector<Problem> out;
+    std::vector<Case> out;
     for (long i = 0; i < r.count; i++) {
         for (int tries = 0;; tries++) {
-            Problem p;
+            Case p;
             p.m = dim(), p.n = dim(), p.k = dim();
             const uint64_t t = g.next() >> 62;
             p.ta = t & 1 ? 'T' : 'N', p.tb = t & 2 ? 'T' : 'N';

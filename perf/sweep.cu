@@ -49,14 +49,14 @@ static long ld_extra;           // --ld-extra
 
 // One problem's outcome: ratio 0 where it was not timed (does not fit).
 struct Outcome {
-    Problem p;
+    Case p;
     char prec;
     bool valid;
     double ratio;
 };
 
 template <typename T>
-static Outcome run_shape(cublasHandle_t h, cudaStream_t s, const Problem &pr, int reps, FILE *csv,
+static Outcome run_shape(cublasHandle_t h, cudaStream_t s, const Case &pr, int reps, FILE *csv,
                          const char *prec)
 {
     const long m = pr.m, n = pr.n, k = pr.k;
@@ -226,7 +226,7 @@ int main(int argc, char **argv)
                                           {8192, 8192, 128},  {8192, 128, 8192},
                                           {128, 8192, 8192},  {16384, 16384, 1024},
                                           {2048, 2048, 32768}, {3000, 5000, 700}};
-    std::vector<Problem> problems;
+    std::vector<Case> problems;
     RandomSpec rnd;
     const bool random = shapes.compare(0, 7, "random:") == 0;
     if (random) {
@@ -288,7 +288,7 @@ int main(int argc, char **argv)
     bool all_valid = true;
     std::vector<Outcome> outcomes;
     for (char p : precs)
-        for (const Problem &pr : problems) {
+        for (const Case &pr : problems) {
             outcomes.push_back(p == 'd' ? run_shape<double>(h, s, pr, reps, csv, "d")
                                         : run_shape<float>(h, s, pr, reps, csv, "s"));
             all_valid &= outcomes.back().valid;

@@ -27,9 +27,9 @@ int main()
           "random:5:7 with the default bounds");
     check(parse_random_spec("random:3000:11:10:20", &r) && r.lo == 10 && r.hi == 20,
           "random:3000:11:10:20");
-    std::vector<Problem> p = random_problems(r);
+    std::vector<Case> p = random_problems(r);
     bool inside = p.size() == 3000;
-    for (const Problem &q : p)
+    for (const Case &q : p)
         inside &= q.m >= 10 && q.m <= 20 && q.n >= 10 && q.n <= 20 && q.k >= 10 && q.k <= 20;
     check(inside, "3000 problems, every dimension in [10, 20]");
 
@@ -37,7 +37,7 @@ int main()
     check(parse_random_spec("random:4000:3", &r), "random:4000:3");
     p = random_problems(r);
     int below = 0, pairs[4] = {0, 0, 0, 0};
-    for (const Problem &q : p) {
+    for (const Case &q : p) {
         below += (q.m < 876) + (q.n < 876) + (q.k < 876);
         pairs[(q.ta == 'T') + 2 * (q.tb == 'T')]++;
     }
@@ -47,7 +47,7 @@ int main()
 
     // The same seed, the same problems; the flop window holds.
     check(parse_random_spec("random:24:101", &r), "random:24:101");
-    const std::vector<Problem> a = random_problems(r, 1, INFINITY), b = random_problems(r, 1, INFINITY);
+    const std::vector<Case> a = random_problems(r, 1, INFINITY), b = random_problems(r, 1, INFINITY);
     bool same = a.size() == 24 && b.size() == 24, big = true;
     for (size_t i = 0; same && i < a.size(); i++) {
         same &= a[i].m == b[i].m && a[i].n == b[i].n && a[i].k == b[i].k && a[i].ta == b[i].ta &&
@@ -62,9 +62,9 @@ int main()
           "seed 101's first problem is NN 5767x168x10262");
     check(a[1].m == 7230 && a[1].n == 337 && a[1].k == 3956 && a[1].ta == 'T' && a[1].tb == 'T',
           "seed 101's second problem is TT 7230x337x3956");
-    const std::vector<Problem> small = random_problems(r, 0, 1);
+    const std::vector<Case> small = random_problems(r, 0, 1);
     bool under = small.size() == 24;
-    for (const Problem &q : small) under &= 2e-9 * q.m * q.n * q.k < 1;
+    for (const Case &q : small) under &= 2e-9 * q.m * q.n * q.k < 1;
     check(under, "--gflop 0:1: every problem under 1 GFLOP");
 
     if (failures) return 1;
