@@ -57,6 +57,14 @@ inline bool parse_random_spec(const std::string &spec, RandomSpec *r)
     return true;
 }
 
+// Parses --gflop's "MIN:MAX" into [min, max); false (with a message) unless MIN < MAX.
+inline bool parse_gflop_window(const char *arg, double *min, double *max)
+{
+    if (sscanf(arg, "%lf:%lf", min, max) == 2 && *min < *max) return true;
+    fprintf(stderr, "bad --gflop %s: MIN:MAX\n", arg);
+    return false;
+}
+
 // r.count problems whose 2mnk lies in [gflop_min, gflop_max) GFLOP (drawn again otherwise; at
 // most 1000 draws a problem before giving up on the window).
 inline std::vector<Case> random_problems(const RandomSpec &r, double gflop_min = 0,

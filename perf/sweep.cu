@@ -207,12 +207,8 @@ int main(int argc, char **argv)
         else if (!strcmp(argv[i], "--queued")) queued = atoi(argv[i + 1]);
         else if (!strcmp(argv[i], "--ld-extra")) ld_extra = atol(argv[i + 1]);
         else if (!strcmp(argv[i], "--gflop")) {
-            if (sscanf(argv[i + 1], "%lf:%lf", &gflop_min, &gflop_max) != 2 || gflop_min >= gflop_max) {
-                fprintf(stderr, "bad --gflop %s: MIN:MAX\n", argv[i + 1]);
-                return 2;
-            }
-        }
-        else {
+            if (!parse_gflop_window(argv[i + 1], &gflop_min, &gflop_max)) return 2;
+        } else {
             fprintf(stderr, "unknown option %s\n", argv[i]);
             return 2;
         }

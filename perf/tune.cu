@@ -604,11 +604,7 @@ int main(int argc, char **argv)
         else if (!strcmp(argv[i], "--stream-k")) o.stream_k = atoi(argv[i + 1]);
         else if (!strcmp(argv[i], "--queued")) o.queued = atoi(argv[i + 1]);
         else if (!strcmp(argv[i], "--gflop")) {
-            if (sscanf(argv[i + 1], "%lf:%lf", &o.gflop_min, &o.gflop_max) != 2 ||
-                o.gflop_min >= o.gflop_max) {
-                fprintf(stderr, "fastgemm-tune: bad --gflop %s: MIN:MAX\n", argv[i + 1]);
-                return 2;
-            }
+            if (!parse_gflop_window(argv[i + 1], &o.gflop_min, &o.gflop_max)) return 2;
         } else {
             fprintf(stderr, "fastgemm-tune: unknown option %s\n", argv[i]);
             return 2;

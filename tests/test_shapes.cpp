@@ -67,6 +67,11 @@ int main()
     for (const Case &q : small) under &= 2e-9 * q.m * q.n * q.k < 1;
     check(under, "--gflop 0:1: every problem under 1 GFLOP");
 
+    double lo = 0, hi = 0;
+    check(parse_gflop_window("1:1e9", &lo, &hi) && lo == 1 && hi == 1e9, "--gflop 1:1e9");
+    check(!parse_gflop_window("2:1", &lo, &hi) && !parse_gflop_window("1", &lo, &hi),
+          "--gflop 2:1 and --gflop 1 refused");
+
     if (failures) return 1;
     printf("test_shapes: all checks passed\n");
     return 0;
