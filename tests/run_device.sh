@@ -15,6 +15,10 @@
 #             libfastgemm_omp.so and their OpenMP runtime (tests/prebuild_omp.sh, built where
 #             an OpenMP offload compiler is)
 #   gfortran/ libgfortran.so.5 and libquadmath.so.0, used only if the machine has none
+#   programs/ the real-program suite's ScaLAPACK test with an Open MPI, ScaLAPACK and BLAS
+#             runtime (tests/programs/prepare_devcarry.sh), used if it is there
+# The suite's pip NumPy and SciPy are the machine's python3's (unless .venv-programs/ is there);
+# a SciPy wheel carried in .whl/ is installed for the run where that Python has none.
 set -uo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 OUT=${OUT:-$root/device-out}
@@ -25,12 +29,21 @@ nvidia-smi --query-gpu=name,driver_version,memory.total,clocks.max.sm --format=c
 ldconfig -p | grep -q 'libgfortran.so.5 ' || export LD_LIBRARY_PATH=$CARRY/gfortran${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
 # The prebuilt Fortran program linked against libblas.so.3: the reference one, if the machine has none.
 ldconfig -p | grep -q 'libblas.so.3 ' || export LD_LIBRARY_PATH=${LD_LIBRARY_PATH:+$LD_LIBRARY_PATH:}$CARRY/netlib
+programs=()
+[ -d "$CARRY/programs" ] && programs+=(-DFASTGEMM_PROGRAMS_CARRY="$CARRY/programs")
+if [ ! -x "$root/.venv-programs/bin/python3" ] && command -v python3 > /dev/null; then
+  programs+=(-DFASTGEMM_PIP_PYTHON="$(command -v python3)")
+  if ! python3 -c 'import scipy' 2> /dev/null && ls "$root"/.whl/scipy-*.whl > /dev/null 2>&1; then
+    python3 -m pip install -q --no-index --no-deps --no-compile --target "$BUILD/pysite" "$root"/.whl/scipy-*.whl &&
+      export PYTHONPATH=$BUILD/pysite${PYTHONPATH:+:$PYTHONPATH}
+  fi
+fi
 tuner=OFF
 [ -z "${TUNE:-}${ABLATE:-}" ] || tuner=ON
 # CMAKE_ARGS: more for the configure step (e.g. -DFASTGEMM_TIMELINE=ON, with BUILD=another folder).
 # shellcheck disable=SC2086
 cmake -S "$root" -B "$BUILD" -DFASTGEMM_NETLIB_DIR="$CARRY/netlib" -DFASTGEMM_BUILD_TUNER="$tuner" \
-  -DFASTGEMM_PREBUILT_TESTS="$CARRY/prebuilt" ${CMAKE_ARGS:-} > "$OUT/configure.log" 2>&1 || { tail -30 "$OUT/configure.log"; exit 1; }
+  -DFASTGEMM_PREBUILT_TESTS="$CARRY/prebuilt" "${programs[@]}" ${CMAKE_ARGS:-} > "$OUT/configure.log" 2>&1 || { tail -30 "$OUT/configure.log"; exit 1; }
 targets=()
 for t in ${TARGETS:-}; do targets+=(--target "$t"); done
 cmake --build "$BUILD" -j"$(nproc)" "${targets[@]}" > "$OUT/build.log" 2>&1 || { tail -40 "$OUT/build.log"; exit 1; }

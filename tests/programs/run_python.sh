@@ -1,12 +1,13 @@
 #!/bin/sh
-# run_python.sh PYTHON SUITE LIB EXPECT ENTRY [HAS_GPU]: the products of gemm_cases.py SUITE
-# (numpy or scipy) with PYTHON, once without libfastgemm and once under LD_PRELOAD=LIB with
-# its trace on. Both results must agree with each other and with float64 within the netlib
+# run_python.sh PYTHON FROM SUITE LIB EXPECT ENTRY [HAS_GPU]: the products of gemm_cases.py
+# SUITE (numpy or scipy) with PYTHON, whose module must come FROM debian (python3-numpy,
+# python3-scipy: /usr/lib/python3/dist-packages) or pip (any other place), once without
+# libfastgemm and once under LD_PRELOAD=LIB with its trace on. Both results must agree with each other and with float64 within the netlib
 # gauge; the trace must show every product's GEMM call under the name ENTRY ({p}: s or d, e.g.
 # scipy_cblas_{p}gemm64_ for pip's NumPy 2.x) and every computing call on backend EXPECT
 # (cpu or gpu; with gpu and HAS_GPU given, a machine without a GPU skips).
 set -u
-py=$1 suite=$2 lib=$3 expect=$4 entry=$5 has_gpu=${6:-}
+py=$1 from=$2 suite=$3 lib=$4 expect=$5 entry=$6 has_gpu=${7:-}
 here=$(cd "$(dirname "$0")" && pwd)
 . "$here/common.sh"
 need_gpu "$expect" "$has_gpu"
@@ -14,8 +15,13 @@ module=numpy
 [ "$suite" = scipy ] && module=scipy.linalg.blas
 [ -x "$py" ] || missing "no Python at $py"
 "$py" -c "import $module" 2> /dev/null || missing "$py cannot import $module"
-"$py" -c "import numpy; print('numpy', numpy.__version__, numpy.__file__)"
-[ "$suite" = scipy ] && "$py" -c "import scipy; print('scipy', scipy.__version__, scipy.__file__)"
+where=$("$py" -c "import $suite; print($suite.__file__)")
+echo "$suite $("$py" -c "import $suite; print($suite.__version__)") from $where"
+case $from:$where in
+  debian:/usr/lib/python3/dist-packages/*) ;;
+  debian:*) missing "$py's $suite is not Debian's" ;;
+  pip:/usr/lib/python3/dist-packages/*) missing "$py's $suite is Debian's, not pip's" ;;
+esac
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 # The same products without libfastgemm: the reference.
