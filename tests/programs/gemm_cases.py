@@ -4,7 +4,7 @@
       computes the suite's products and saves each result in OUTDIR/<case>.npy; with ENTRY
       (the BLAS name the program calls, {p} standing for s or d, e.g. scipy_cblas_{p}gemm64_)
       also writes OUTDIR/expected: a line "COUNT REGEX" per product that must call GEMM, the
-      trace lines (FASTGEMM_TRACE) that call must leave (tests/programs/check_calls.sh reads it).
+      trace lines (FASTGEMM_TRACE) that call must leave (check_calls in common.sh reads it).
   python3 gemm_cases.py numpy|scipy check REFDIR GOTDIR
       compares the results of two runs (one under LD_PRELOAD=libfastgemm.so, one without),
       each also against the product in float64, with the netlib gauge
@@ -27,7 +27,7 @@ def rand(rng, shape, dtype, order="C"):
 
 
 def numpy_cases(dtype):
-    """(name, function giving (op(A), op(B), alpha, beta, C0, result), k, calls) per product.
+    """(name, function giving (op(A), op(B), result), k, calls) per product.
 
     calls: how many GEMM calls the product makes, the (m, n, k) of each as NumPy passes it to
     CBLAS in row-major order, and the transposes libfastgemm traces: the column-major call that

@@ -3,7 +3,7 @@
 # (options(matprod = "internal"): no BLAS) with the netlib gauge
 #   |C - Cref| <= 2 (k+2) eps |op(A)| |op(B)|   (NaN fails).
 # Writes EXPECTED: a line "COUNT REGEX" per product, the trace line its dgemm_ call leaves
-# (tests/programs/check_calls.sh reads it). Exits 1 if a product is off.
+# (check_calls in common.sh reads it). Exits 1 if a product is off.
 expected <- commandArgs(trailingOnly = TRUE)[1]
 set.seed(52)
 rmat <- function(r, c) matrix(runif(r * c, -1, 1), r, c)

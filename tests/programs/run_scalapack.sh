@@ -4,14 +4,14 @@
 # its own. The program checks C against a serial product; every process's trace must show its
 # local dgemm_ calls, each computing one on backend EXPECT (cpu or gpu; with gpu and HAS_GPU
 # given, a machine without a GPU skips). On a machine without MPI, FASTGEMM_PROGRAMS_CARRY
-# names the folder tests/programs/prepare_devcarry.sh filled: its env.sh puts its Open MPI,
-# ScaLAPACK and BLAS first.
+# names the folder tests/programs/prepare_devcarry.sh filled and FASTGEMM_PROGRAMS_ROOT where
+# CMake unpacked its runtime: its env.sh puts that Open MPI, ScaLAPACK and BLAS first.
 set -u
 prog=$1 lib=$2 expect=$3 has_gpu=${4:-}
 here=$(cd "$(dirname "$0")" && pwd)
 . "$here/common.sh"
 need_gpu "$expect" "$has_gpu"
-if [ -n "${FASTGEMM_PROGRAMS_CARRY:-}" ] && [ -f "$FASTGEMM_PROGRAMS_CARRY/env.sh" ]; then
+if [ -n "${FASTGEMM_PROGRAMS_CARRY:-}" ] && [ -n "${FASTGEMM_PROGRAMS_ROOT:-}" ]; then
   . "$FASTGEMM_PROGRAMS_CARRY/env.sh"
 fi
 command -v mpirun > /dev/null 2>&1 || missing "no mpirun (Debian: apt-get install openmpi-bin)"
