@@ -202,7 +202,7 @@ double fg_gpu_kernel_rate(const fg_settings *set, int dev, fg_dtype dt, int64_t 
     void *a = nullptr, *b = nullptr, *c = nullptr;
     cudaEvent_t e0 = nullptr, e1 = nullptr;
     float ms = -1, best = 1e30f;
-    fg_gemm_args g = {dt, 'N', 'N', n, n, n, n, n, n, 1.0, 0.0, nullptr, nullptr, nullptr, "calibrate"};
+    fg_gemm_args g = {dt, 'N', 'N', n, n, n, n, n, n, 1.0, 0.0, nullptr, nullptr, nullptr, "calibrate", FG_ABI_BLAS};
     cudaStream_t s = cudaStreamPerThread;
     bool ok = cudaSetDevice(dev) == cudaSuccess && cudaMalloc(&a, bytes) == cudaSuccess &&
               cudaMalloc(&b, bytes) == cudaSuccess && cudaMalloc(&c, bytes) == cudaSuccess &&
