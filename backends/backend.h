@@ -43,6 +43,8 @@ FG_HIDDEN double fg_gpu_kernel_rate(const fg_settings *set, int device, fg_dtype
 FG_HIDDEN void fg_gpu_name(int device, char *name, size_t len);
 /* The device a stream belongs to (-1: the NULL stream, or unknown). */
 FG_HIDDEN int fg_gpu_stream_device(void *stream);
+/* 1 when `name` is one of the CUDA kernels of this build (FASTGEMM_KERNEL's values). */
+FG_HIDDEN int fg_gpu_kernel_known(const char *name);
 
 /* ---- omp (backends/omp/omp_backend.c): the OpenMP-target GEMM of libfastgemm_omp.so ---- */
 /* 1 when the module is loaded (at the first call: from set->omp_lib, else beside libfastgemm). */

@@ -125,6 +125,12 @@ int fg_gpu_usable(int *device)
 
 int fg_gpu_warm(int device) { return fg_offload_warm(device); }
 
+int fg_gpu_kernel_known(const char *name)
+{
+    int family, config;
+    return fg_kernel_find(name, &family, &config) == 0;
+}
+
 int fg_gpu_gemm(const fg_call *call, char *why, size_t whylen)
 {
     KeepCallerContext keep;
