@@ -11,12 +11,14 @@ extern "C" {
 #endif
 
 /* ---- cpu (backends/cpu/cpu_blas.c): the process's own BLAS, on host (or managed) memory ---- */
-/* The CPU BLAS to use: `path` (FASTGEMM_CPU_BLAS) when set, else the next definition after
- * libfastgemm in the process, else OpenBLAS. Takes effect at the first call; call it before. */
+/* The CPU BLAS to use: `path` (FASTGEMM_CPU_BLAS) when set, else the next definition of the
+ * call's family of names (g->abi) in the process, else OpenBLAS. Takes effect at the first
+ * call; call it before. */
 FG_HIDDEN void fg_cpu_setup(const char *path);
 FG_HIDDEN void fg_cpu_gemm(const fg_gemm_args *g);
 FG_HIDDEN void fg_host_scale_c(const fg_gemm_args *g); /* C = beta*C; beta = 0 writes zeros */
-FG_HIDDEN const char *fg_cpu_blas_name(void);          /* the file the CPU BLAS came from */
+/* The file the CPU BLAS of a family of names comes from ("builtin-loops" when there is none). */
+FG_HIDDEN const char *fg_cpu_blas_path(fg_abi abi);
 
 /* ---- cuda (backends/cuda/): our kernels. Nothing here touches CUDA until called. ---- */
 /* Fills ops from the CUDA driver's pointer attributes; all host when the process has not loaded
@@ -41,6 +43,8 @@ FG_HIDDEN double fg_gpu_kernel_rate(const fg_settings *set, int device, fg_dtype
 FG_HIDDEN void fg_gpu_name(int device, char *name, size_t len);
 /* The device a stream belongs to (-1: the NULL stream, or unknown). */
 FG_HIDDEN int fg_gpu_stream_device(void *stream);
+/* 1 when `name` is one of the CUDA kernels of this build (FASTGEMM_KERNEL's values). */
+FG_HIDDEN int fg_gpu_kernel_known(const char *name);
 
 /* ---- omp (backends/omp/omp_backend.c): the OpenMP-target GEMM of libfastgemm_omp.so ---- */
 /* 1 when the module is loaded (at the first call: from set->omp_lib, else beside libfastgemm). */

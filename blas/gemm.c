@@ -1,7 +1,10 @@
 /* gemm.c: the ABI layer. sgemm_/dgemm_ (gfortran ABI), the ILP64 sgemm_64_/dgemm_64_,
- * cblas_sgemm/cblas_dgemm and fastgemm_sgemm/dgemm: each checks its arguments in netlib order,
- * reports a bad one the way its convention says, and hands a column-major request to the
- * dispatcher (core/dispatch.c). */
+ * cblas_sgemm/cblas_dgemm and their ILP64 cblas_*gemm64_, the names of pip's NumPy and SciPy
+ * wheels (scipy_*), and fastgemm_sgemm/dgemm: each checks its arguments in netlib order and
+ * hands a column-major request to the dispatcher (core/dispatch.c). An invalid call goes to the
+ * program's own BLAS, the next definition of the same name, so that the program sees that
+ * BLAS's message and exit behaviour, as without libfastgemm; where there is none, it is
+ * reported the way its convention says (xerbla.c). */
 #define _GNU_SOURCE
 #include "common/fg.h"
 #include "core/dispatch.h"
@@ -40,29 +43,38 @@ static int check_args(char ta, char tb, int64_t m, int64_t n, int64_t k, int64_t
 }
 
 /* Fortran ABI: every argument by reference, the lengths of the two CHARACTER arguments last. */
-#define FG_F77_GEMM(NAME, SRNAME, T, INT, DT, XERBLA)                                             \
+#define FG_F77_GEMM(NAME, SRNAME, T, INT, DT, XERBLA, ABI)                                        \
     FG_EXPORT void NAME(const char *ta, const char *tb, const INT *m, const INT *n, const INT *k, \
                         const T *alpha, const T *a, const INT *lda, const T *b, const INT *ldb,  \
                         const T *beta, T *c, const INT *ldc, size_t lta, size_t ltb)             \
     {                                                                                            \
-        (void)lta;                                                                               \
-        (void)ltb;                                                                               \
-        int info = check_args(*ta, *tb, *m, *n, *k, *lda, *ldb, *ldc);                        \
+        int info = check_args(*ta, *tb, *m, *n, *k, *lda, *ldb, *ldc);                           \
         if (info) {                                                                              \
-            INT i = info;                                                                        \
             fg_gemm_rejected();                                                                  \
-            XERBLA(SRNAME, &i, 6);                                                               \
+            void (*next)(const char *, const char *, const INT *, const INT *, const INT *,      \
+                         const T *, const T *, const INT *, const T *, const INT *, const T *,   \
+                         T *, const INT *, size_t, size_t) = fg_next_symbol(#NAME, NULL);        \
+            if (next) {                                                                          \
+                next(ta, tb, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc, lta, ltb);            \
+            } else {                                                                             \
+                INT i = info;                                                                    \
+                XERBLA(SRNAME, &i, 6);                                                           \
+            }                                                                                    \
             return;                                                                              \
         }                                                                                        \
-        fg_gemm_args g = {DT,   norm_trans(*ta), norm_trans(*tb), *m, *n, *k, *lda, *ldb, \
-                          *ldc, *alpha,             *beta,              a,  b,  c,  #NAME};     \
+        fg_gemm_args g = {DT,   norm_trans(*ta), norm_trans(*tb), *m, *n, *k, *lda, *ldb,        \
+                          *ldc, *alpha, *beta, a, b, c, #NAME, ABI};                             \
         fg_gemm(&g);                                                                             \
     }
 
-FG_F77_GEMM(sgemm_, "SGEMM ", float, int, FG_F32, xerbla_)
-FG_F77_GEMM(dgemm_, "DGEMM ", double, int, FG_F64, xerbla_)
-FG_F77_GEMM(sgemm_64_, "SGEMM ", float, int64_t, FG_F32, xerbla_64_)
-FG_F77_GEMM(dgemm_64_, "DGEMM ", double, int64_t, FG_F64, xerbla_64_)
+FG_F77_GEMM(sgemm_, "SGEMM ", float, int, FG_F32, xerbla_, FG_ABI_BLAS)
+FG_F77_GEMM(dgemm_, "DGEMM ", double, int, FG_F64, xerbla_, FG_ABI_BLAS)
+FG_F77_GEMM(sgemm_64_, "SGEMM ", float, int64_t, FG_F32, xerbla_64_, FG_ABI_BLAS)
+FG_F77_GEMM(dgemm_64_, "DGEMM ", double, int64_t, FG_F64, xerbla_64_, FG_ABI_BLAS)
+FG_F77_GEMM(scipy_sgemm_, "SGEMM ", float, int, FG_F32, xerbla_, FG_ABI_SCIPY)
+FG_F77_GEMM(scipy_dgemm_, "DGEMM ", double, int, FG_F64, xerbla_, FG_ABI_SCIPY)
+FG_F77_GEMM(scipy_sgemm_64_, "SGEMM ", float, int64_t, FG_F32, xerbla_64_, FG_ABI_SCIPY64)
+FG_F77_GEMM(scipy_dgemm_64_, "DGEMM ", double, int64_t, FG_F64, xerbla_64_, FG_ABI_SCIPY64)
 
 /* CBLAS. Values of the reference cblas.h enums. */
 enum { CBLAS_ROW_MAJOR = 101, CBLAS_COL_MAJOR = 102 };
@@ -83,29 +95,31 @@ static char cblas_trans(int t)
 
 /* As the reference CBLAS: layout is argument 1, TransA 2, TransB 3; the rest is checked on the
  * column-major problem the call becomes (A and B, M and N swapped for row-major) and reported as
- * its Fortran position + 1. cblas_xerbla turns those into the row-major positions itself when
- * the caller is row-major (the reference's RowMajorStrg protocol). */
-static void cblas_gemm(fg_dtype dt, const char *rout, int layout, int transa, int transb,
-                       int64_t m, int64_t n, int64_t k, double alpha, const void *a, int64_t lda,
-                       const void *b, int64_t ldb, double beta, void *c, int64_t ldc)
+ * its Fortran position + 1. Returns 0 and fills *g, or the position of the bad argument. */
+static int cblas_request(fg_gemm_args *g, int layout, int transa, int transb)
 {
     char ta = cblas_trans(transa), tb = cblas_trans(transb);
-    int row = layout == CBLAS_ROW_MAJOR;
-    fg_gemm_args g = {dt, ta, tb, m, n, k, lda, ldb, ldc, alpha, beta, a, b, c, rout};
-    if (row) {
-        g = (fg_gemm_args){dt, tb, ta, n, m, k, ldb, lda, ldc, alpha, beta, b, a, c, rout};
+    if (layout == CBLAS_ROW_MAJOR) {
+        fg_gemm_args col = *g;
+        col.ta = tb, col.tb = ta, col.m = g->n, col.n = g->m, col.lda = g->ldb, col.ldb = g->lda;
+        col.a = g->b, col.b = g->a;
+        *g = col;
+    } else {
+        g->ta = ta, g->tb = tb;
     }
-    int info;
-    if (layout != CBLAS_ROW_MAJOR && layout != CBLAS_COL_MAJOR) info = 1;
-    else if (!ta) info = 2;
-    else if (!tb) info = 3;
-    else if ((info = check_args(g.ta, g.tb, g.m, g.n, g.k, g.lda, g.ldb, g.ldc)) != 0) info++;
-    else {
-        fg_gemm(&g);
-        return;
-    }
-    fg_gemm_rejected();
-    fg_cblas_row_major = row;
+    if (layout != CBLAS_ROW_MAJOR && layout != CBLAS_COL_MAJOR) return 1;
+    if (!ta) return 2;
+    if (!tb) return 3;
+    int info = check_args(g->ta, g->tb, g->m, g->n, g->k, g->lda, g->ldb, g->ldc);
+    return info ? info + 1 : 0;
+}
+
+/* An invalid CBLAS call with no BLAS of the program's own to take it: cblas_xerbla, as the
+ * reference reports it (cblas_xerbla turns the positions back for a row-major caller, from the
+ * reference's RowMajorStrg, which is set as the reference sets it). */
+static void cblas_report(int info, const char *rout, int layout, int transa, int transb)
+{
+    fg_cblas_row_major = layout == CBLAS_ROW_MAJOR;
     set_row_major_strg(fg_cblas_row_major);
     if (info == 1) cblas_xerbla(1, rout, "Illegal layout setting, %d\n", layout);
     else if (info == 2) cblas_xerbla(2, rout, "Illegal TransA setting, %d\n", transa);
@@ -115,23 +129,33 @@ static void cblas_gemm(fg_dtype dt, const char *rout, int layout, int transa, in
     set_row_major_strg(0);
 }
 
-FG_EXPORT void cblas_sgemm(int layout, int transa, int transb, const int m, const int n,
-                           const int k, const float alpha, const float *a, const int lda,
-                           const float *b, const int ldb, const float beta, float *c,
-                           const int ldc)
-{
-    cblas_gemm(FG_F32, "cblas_sgemm", layout, transa, transb, m, n, k, alpha, a, lda, b, ldb,
-               beta, c, ldc);
-}
+#define FG_CBLAS_GEMM(NAME, T, INT, DT, ABI)                                                    \
+    FG_EXPORT void NAME(int layout, int transa, int transb, const INT m, const INT n,          \
+                        const INT k, const T alpha, const T *a, const INT lda, const T *b,     \
+                        const INT ldb, const T beta, T *c, const INT ldc)                      \
+    {                                                                                          \
+        fg_gemm_args g = {DT, 0, 0, m, n, k, lda, ldb, ldc, alpha, beta, a, b, c, #NAME, ABI}; \
+        int info = cblas_request(&g, layout, transa, transb);                                  \
+        if (!info) {                                                                           \
+            fg_gemm(&g);                                                                       \
+            return;                                                                            \
+        }                                                                                      \
+        fg_gemm_rejected();                                                                    \
+        void (*next)(int, int, int, const INT, const INT, const INT, const T, const T *,       \
+                     const INT, const T *, const INT, const T, T *, const INT) =               \
+            fg_next_symbol(#NAME, NULL);                                                       \
+        if (next) next(layout, transa, transb, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc);  \
+        else cblas_report(info, #NAME, layout, transa, transb);                                \
+    }
 
-FG_EXPORT void cblas_dgemm(int layout, int transa, int transb, const int m, const int n,
-                           const int k, const double alpha, const double *a, const int lda,
-                           const double *b, const int ldb, const double beta, double *c,
-                           const int ldc)
-{
-    cblas_gemm(FG_F64, "cblas_dgemm", layout, transa, transb, m, n, k, alpha, a, lda, b, ldb,
-               beta, c, ldc);
-}
+FG_CBLAS_GEMM(cblas_sgemm, float, int, FG_F32, FG_ABI_BLAS)
+FG_CBLAS_GEMM(cblas_dgemm, double, int, FG_F64, FG_ABI_BLAS)
+FG_CBLAS_GEMM(cblas_sgemm64_, float, int64_t, FG_F32, FG_ABI_BLAS)
+FG_CBLAS_GEMM(cblas_dgemm64_, double, int64_t, FG_F64, FG_ABI_BLAS)
+FG_CBLAS_GEMM(scipy_cblas_sgemm, float, int, FG_F32, FG_ABI_SCIPY)
+FG_CBLAS_GEMM(scipy_cblas_dgemm, double, int, FG_F64, FG_ABI_SCIPY)
+FG_CBLAS_GEMM(scipy_cblas_sgemm64_, float, int64_t, FG_F32, FG_ABI_SCIPY64)
+FG_CBLAS_GEMM(scipy_cblas_dgemm64_, double, int64_t, FG_F64, FG_ABI_SCIPY64)
 
 /* The C API: 64-bit sizes, a status instead of xerbla. */
 static int c_gemm(fg_dtype dt, const char *name, void *stream, int async, fastgemm_op ta,
@@ -147,7 +171,7 @@ static int c_gemm(fg_dtype dt, const char *name, void *stream, int async, fastge
         return -info;
     }
     fg_gemm_args g = {dt,  norm_trans(cta), norm_trans(ctb), m, n, k, lda, ldb, ldc,
-                      alpha, beta, a, b, c, name};
+                      alpha, beta, a, b, c, name, FG_ABI_BLAS};
     int rc = async ? fg_gemm_async(&g, stream) : fg_gemm(&g);
     return rc == 0 ? FASTGEMM_SUCCESS : FASTGEMM_ERROR_FAILED;
 }

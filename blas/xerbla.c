@@ -22,7 +22,7 @@ static int trimmed_len(const char *s, size_t len)
 
 FG_EXPORT __attribute__((weak)) void xerbla_(const char *srname, const int *info, size_t len)
 {
-    void (*next)(const char *, const int *, size_t) = fg_next_symbol("xerbla_");
+    void (*next)(const char *, const int *, size_t) = fg_next_symbol("xerbla_", NULL);
     if (next) {
         next(srname, info, len);
         return;
@@ -34,7 +34,7 @@ FG_EXPORT __attribute__((weak)) void xerbla_(const char *srname, const int *info
 FG_EXPORT __attribute__((weak)) void xerbla_64_(const char *srname, const int64_t *info,
                                                 size_t len)
 {
-    void (*next)(const char *, const int64_t *, size_t) = fg_next_symbol("xerbla_64_");
+    void (*next)(const char *, const int64_t *, size_t) = fg_next_symbol("xerbla_64_", NULL);
     if (next) {
         next(srname, info, len);
         return;
@@ -55,7 +55,7 @@ FG_EXPORT __attribute__((weak)) void cblas_xerbla(int info, const char *rout, co
     va_start(ap, form);
     vsnprintf(msg, sizeof msg, form, ap);
     va_end(ap);
-    void (*next)(int, const char *, const char *, ...) = fg_next_symbol("cblas_xerbla");
+    void (*next)(int, const char *, const char *, ...) = fg_next_symbol("cblas_xerbla", NULL);
     if (next) {
         next(info, rout, "%s", msg);
         return;

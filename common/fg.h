@@ -20,6 +20,16 @@ extern "C" {
 
 typedef enum { FG_F32 = 0, FG_F64 = 1 } fg_dtype;
 
+/* The family of BLAS names a call came in through; its CPU side goes on to the same family's
+ * next definition (backends/cpu/cpu_blas.c), so that a pip wheel's calls reach the wheel's own
+ * OpenBLAS. */
+typedef enum {
+    FG_ABI_BLAS = 0,  /* sgemm_, dgemm_, sgemm_64_, dgemm_64_, cblas_*gemm, cblas_*gemm64_ */
+    FG_ABI_SCIPY,     /* SciPy's wheels (LP64): scipy_sgemm_, scipy_cblas_sgemm, ... */
+    FG_ABI_SCIPY64,   /* NumPy's wheels (ILP64): scipy_sgemm_64_, scipy_cblas_sgemm64_, ... */
+    FG_ABI_COUNT
+} fg_abi;
+
 /* A column-major GEMM, arguments already checked: ta, tb are 'N' or 'T'. alpha and beta are
  * held as double (exact for float values). */
 typedef struct {
@@ -30,6 +40,7 @@ typedef struct {
     const void *a, *b;
     void *c;
     const char *name; /* the entry point, for the trace: "sgemm_", "cblas_dgemm", ... */
+    fg_abi abi;
 } fg_gemm_args;
 
 static inline size_t fg_elem_size(fg_dtype dt) { return dt == FG_F32 ? 4 : 8; }
@@ -124,11 +135,17 @@ enum { FG_OK = 0, FG_FAILED = 1, FG_FAILED_C_WRITTEN = 2, FG_FINISHED_ON_CPU = 3
 FG_HIDDEN void fg_warn(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 /* Seconds on the monotonic clock. */
 FG_HIDDEN double fg_now_s(void);
-/* The next definition of a symbol after libfastgemm in the process (never our own), or NULL:
- * the program's own BLAS, or its error handlers, when we are preloaded. */
-FG_HIDDEN void *fg_next_symbol(const char *name);
-/* 1 when the symbol at address sym is libfastgemm's own. */
+
+/* common/symbols.c */
+/* The program's own definition of a BLAS name: the next one after libfastgemm in the global
+ * search order, else the first in any loaded object (a Python extension's bundled BLAS lives in
+ * a local scope), never one of libfastgemm or of another copy of it; NULL when there is none.
+ * *skipped (when not NULL) names a copy of libfastgemm that defines it, if one was passed over. */
+FG_HIDDEN void *fg_next_symbol(const char *name, const char **skipped);
+/* 1 when the symbol at address sym is this libfastgemm's own. */
 FG_HIDDEN int fg_is_ours(const void *sym);
+/* 1 when a dlopen handle is a libfastgemm (this copy or another). */
+FG_HIDDEN int fg_handle_is_fastgemm(void *handle);
 
 #ifdef __cplusplus
 }

@@ -1,8 +1,7 @@
-/* util.c: the warning line, the clock and the symbol lookup every layer uses. */
+/* util.c: the warning line and the clock every layer uses. */
 #define _GNU_SOURCE
 #include "common/fg.h"
 
-#include <dlfcn.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <time.h>
@@ -25,17 +24,4 @@ double fg_now_s(void)
     struct timespec t;
     clock_gettime(CLOCK_MONOTONIC, &t);
     return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
-}
-
-int fg_is_ours(const void *sym)
-{
-    Dl_info self, other;
-    return dladdr((void *)&fg_is_ours, &self) && dladdr(sym, &other) &&
-           self.dli_fbase == other.dli_fbase;
-}
-
-void *fg_next_symbol(const char *name)
-{
-    void *p = dlsym(RTLD_NEXT, name);
-    return p && !fg_is_ours(p) ? p : NULL;
 }

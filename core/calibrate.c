@@ -1,9 +1,8 @@
 /* calibrate.c: measures this machine for the cost model (core/model.c): square calls of the
  * calibration's sizes on the CPU BLAS and on the GPU path (host operands, the whole call timed),
  * the GPU's fixed cost and copy rate, and the kernels' rate on device memory. Run in full by
- * fastgemm_calibrate() (the fastgemm-calibrate tool), or, where a process finds no stored
- * profile, in short on a thread of its own started by the first call that needs it: that call
- * and every call until the profile is ready go to the CPU BLAS, and no calling thread waits. */
+ * fastgemm_calibrate() (the fastgemm-calibrate tool), or in short by the GPU's start
+ * (core/start.c) where a process finds no stored profile. */
 #define _GNU_SOURCE
 #include "backends/backend.h"
 #include "core/dispatch.h"
@@ -22,26 +21,21 @@
 
 #define QUICK_NPTS 9 /* the first-use run stops at 1024 and times each point twice */
 
-static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER; /* prof and state */
-static fg_profile prof;
-static enum { NONE, READY, MEASURING, FAILED } state;
 /* One measurement at a time: the tool's waits for a background one. */
 static pthread_mutex_t measuring = PTHREAD_MUTEX_INITIALIZER;
-static pthread_t thread;
-static int have_thread; /* thread is this process's, and not yet joined */
-static atomic_int stop; /* the process is exiting: the background measurement gives up */
 
 /* The best of `reps` timed calls after one untimed, or of as many as fill 10 ms (at most 200)
  * when that is more: a few calls of a small size catch the CPU BLAS's threads waking up. -1
  * when the GPU failed or the measurement is stopped. */
-static double best_time(const fg_settings *s, const fg_gemm_args *g, int gpu, int device, int reps)
+static double best_time(const fg_settings *s, const fg_gemm_args *g, int gpu, int device, int reps,
+                        const atomic_int *stop)
 {
     const fg_call call = {g, {FG_MEM_HOST, FG_MEM_HOST, FG_MEM_HOST, -1, NULL}, device, s, 0,
                           fg_cpu_gemm, fg_active_calls};
     char why[256];
     double best = INFINITY, spent = 0;
     for (int r = 0; r <= reps || (spent < 0.01 && r <= 200); r++) {
-        if (atomic_load(&stop)) return -1;
+        if (stop && atomic_load(stop)) return -1;
         double t = fg_now_s();
         if (gpu) {
             if (fg_gpu_gemm(&call, why, sizeof why) != FG_OK) return -1;
@@ -56,15 +50,17 @@ static double best_time(const fg_settings *s, const fg_gemm_args *g, int gpu, in
 }
 
 /* best_time of the square call n^3 (dt 0: sgemm_, 1: dgemm_) on the calibration's matrices. */
-static double square_time(const fg_settings *s, int dt, int64_t n, int gpu, int device, int reps,
-                          void *a, void *b, void *c)
+static double square_time(const fg_settings *s, const fg_measure *how, int dt, int64_t n, int gpu,
+                          int reps, void *a, void *b, void *c)
 {
-    fg_gemm_args g = {dt ? FG_F64 : FG_F32, 'N', 'N', n, n, n, n, n, n, 1.0, 0.0, a, b, c, "calibrate"};
-    return best_time(s, &g, gpu, device, reps);
+    fg_gemm_args g = {dt ? FG_F64 : FG_F32, 'N', 'N', n, n, n, n, n, n, 1.0, 0.0, a, b, c, "calibrate",
+                      how->abi};
+    return best_time(s, &g, gpu, how->device, reps, how->stop);
 }
 
-static int measure(const fg_settings *s, fg_profile *p, int device, int quick, int verbose)
+static int measure(const fg_settings *s, fg_profile *p, const fg_measure *how, int verbose)
 {
+    const int quick = how->quick;
     const int npts = quick ? QUICK_NPTS : FG_PROFILE_NPTS, reps = quick ? 2 : 5;
     const int64_t nmax = fg_profile_sizes[npts - 1], big = 8192;
     /* A and B: nmax^2 doubles; C: the copy-rate call's big x big floats, more than nmax^2. */
@@ -81,7 +77,7 @@ static int measure(const fg_settings *s, fg_profile *p, int device, int quick, i
     for (int gpu = 1; gpu >= 0; gpu--)
         for (int dt = 0; dt < 2; dt++)
             for (int i = 0; i < npts; i++) {
-                double t = square_time(s, dt, fg_profile_sizes[i], gpu, device, reps, a, b, c);
+                double t = square_time(s, how, dt, fg_profile_sizes[i], gpu, reps, a, b, c);
                 if (t < 0) goto out;
                 (gpu ? p->gpu : p->cpu)[dt][i] = t;
             }
@@ -100,7 +96,7 @@ static int measure(const fg_settings *s, fg_profile *p, int device, int quick, i
                     if (!flag[i] || kept[gpu][dt][i]) continue;
                     if (gpu && !again) nanosleep(&(struct timespec){0, 200000000}, NULL); /* 0.2 s */
                     again = 1;
-                    double t = square_time(s, dt, fg_profile_sizes[i], gpu, device, reps, a, b, c);
+                    double t = square_time(s, how, dt, fg_profile_sizes[i], gpu, reps, a, b, c);
                     if (t < 0) goto out;
                     kept[gpu][dt][i] = t >= 0.9 * row[i] && t <= 1.1 * row[i];
                     if (verbose)
@@ -120,13 +116,14 @@ static int measure(const fg_settings *s, fg_profile *p, int device, int quick, i
                    p->gpu[dt][i] * 1e3, p->cpu[dt][i] <= p->gpu[dt][i] ? "cpu" : "gpu");
     }
     /* The copy rate: C (big x big floats) comes out, A and B are thin. */
-    fg_gemm_args g = {FG_F32, 'N', 'N', big, big, 16, big, 16, big, 1.0, 0.0, a, b, c, "calibrate"};
-    double t = best_time(s, &g, 1, device, reps);
+    fg_gemm_args g = {FG_F32, 'N', 'N', big, big, 16, big, 16, big, 1.0, 0.0, a, b, c, "calibrate",
+                      how->abi};
+    double t = best_time(s, &g, 1, how->device, reps, how->stop);
     if (t < 0) goto out;
     double bytes = 4.0 * (double)(big * big + 2 * big * 16);
     p->bw = bytes / fmax(t - p->t0[0], 1e-6);
     for (int dt = 0; dt < 2; dt++)
-        if ((p->kernel[dt] = fg_gpu_kernel_rate(s, device, dt ? FG_F64 : FG_F32, 4096)) <= 0) goto out;
+        if ((p->kernel[dt] = fg_gpu_kernel_rate(s, how->device, dt ? FG_F64 : FG_F32, 4096)) <= 0) goto out;
     if (verbose)
         printf("GPU fixed cost per call: %.3f ms (sgemm_), %.3f ms (dgemm_); copy rate %.1f GB/s;\n"
                "kernels at n = 4096 on device memory: %.1f TFLOP/s (sgemm), %.1f TFLOP/s (dgemm)\n",
@@ -139,69 +136,12 @@ out:
     return rc;
 }
 
-/* The background measurement: the profile, then its file. */
-static void *background(void *arg)
+int fg_measure_profile(const fg_settings *s, const fg_measure *how, fg_profile *p)
 {
-    const fg_settings *s = fg_settings_get();
-    const int device = (int)(intptr_t)arg;
-    fg_profile p;
     pthread_mutex_lock(&measuring);
-    const int ok = measure(s, &p, device, 1, 0) == 0;
-    pthread_mutex_lock(&lock);
-    if (ok) prof = p;
-    if (state == MEASURING) state = ok ? READY : FAILED;
-    pthread_mutex_unlock(&lock);
-    char path[1200];
-    fg_profile_path(s, device, path, sizeof path);
-    if (ok && fg_profile_save(&p, path) != 0 && path[0])
-        fg_warn("the GPU/CPU cost profile cannot be written to %s", path);
+    const int rc = measure(s, p, how, 0);
     pthread_mutex_unlock(&measuring);
-    return NULL;
-}
-
-/* At exit the measurement stops at its next call and is waited for: a thread still inside
- * CUDA while the process tears CUDA down would crash it. */
-static void stop_background(void)
-{
-    atomic_store(&stop, 1);
-    if (have_thread) pthread_join(thread, NULL);
-    have_thread = 0;
-}
-
-/* A child forked during the measurement has no such thread (and no CUDA). */
-static void child_after_fork(void)
-{
-    have_thread = 0;
-    if (state == MEASURING) state = FAILED;
-}
-
-int fg_profile_get(const fg_settings *s, int device, int start, fg_profile *p)
-{
-    pthread_mutex_lock(&lock);
-    if (state == NONE && start) {
-        char path[1200];
-        fg_profile_path(s, device, path, sizeof path);
-        if (fg_profile_load(&prof, path) == 0) {
-            state = READY;
-        } else if (pthread_create(&thread, NULL, background, (void *)(intptr_t)device) == 0) {
-            /* Registered after the caller's first CUDA call (the device probe), so it runs
-             * before CUDA's own teardown. */
-            have_thread = 1;
-            static int registered;
-            if (!registered) {
-                registered = 1;
-                atexit(stop_background);
-                pthread_atfork(NULL, NULL, child_after_fork);
-            }
-            state = MEASURING;
-        } else {
-            state = FAILED;
-        }
-    }
-    const int ready = state == READY;
-    if (ready) *p = prof;
-    pthread_mutex_unlock(&lock);
-    return ready;
+    return rc;
 }
 
 FG_EXPORT int fastgemm_calibrate(int verbose)
@@ -213,15 +153,13 @@ FG_EXPORT int fastgemm_calibrate(int verbose)
         return -1;
     }
     char path[1200];
-    fg_profile_path(s, device, path, sizeof path);
+    fg_profile_path(s, device, FG_ABI_BLAS, path, sizeof path);
     pthread_mutex_lock(&measuring);
     fg_profile p;
-    int rc = measure(s, &p, device, 0, verbose);
+    const fg_measure how = {device, 0, FG_ABI_BLAS, NULL};
+    int rc = measure(s, &p, &how, verbose);
     if (rc == 0) {
-        pthread_mutex_lock(&lock);
-        prof = p;
-        state = READY;
-        pthread_mutex_unlock(&lock);
+        fg_profile_set(&p);
         if (fg_profile_save(&p, path) != 0) {
             fg_warn("the GPU/CPU cost profile cannot be written to %s", path[0] ? path : "(no cache directory)");
             rc = -1;

@@ -86,19 +86,24 @@ static const backend omp = {"omp", FASTGEMM_BACKEND_OMP, 1, omp_usable, omp_gemm
 /* ---- the policy ---- */
 
 /* FASTGEMM_MODE=auto on host operands: 1 when the cost model predicts the GPU faster. Its
- * predictions go to the trace; with FASTGEMM_LEARN, *learn is the call's class. Until this
- * process has a profile (one is being measured, core/calibrate.c), the CPU. */
+ * predictions go to the trace; with FASTGEMM_LEARN, *learn is the call's class. The first such
+ * call starts the GPU (core/start.c): until it is set up the CPU; then, until the machine's
+ * profile is ready, the cautious default model. */
 static int model_wants_gpu(fg_call *call, fg_trace *t, fg_learn_ticket *learn)
 {
     const fg_settings *s = call->set;
     const fg_gemm_args *g = call->g;
     fg_profile p;
     if (!fg_reads_ab(g) || fg_small_call(g)) { /* the CPU; predicted only if a profile is at hand */
-        if (call->traced && fg_profile_get(s, call->device, 0, &p))
+        if (call->traced && fg_profile_get(s, call->device, 0, g->abi, &p))
             fg_model_predict(&p, g, &call->ops, &t->pred_cpu, &t->pred_gpu);
         return 0;
     }
-    if (!fg_gpu_usable(&call->device) || !fg_profile_get(s, call->device, 1, &p)) return 0;
+    if (!fg_profile_get(s, call->device, 1, g->abi, &p)) {
+        if (!fg_gpu_started()) return 0;
+        fg_model_predict_default(g, &call->ops, &t->pred_cpu, &t->pred_gpu);
+        return t->pred_gpu < t->pred_cpu;
+    }
     fg_model_predict(&p, g, &call->ops, &t->pred_cpu, &t->pred_gpu);
     if (s->learn) return fg_learn_side(g, fg_gpu_warm(call->device), t->pred_cpu, t->pred_gpu, learn);
     return t->pred_gpu < t->pred_cpu;
@@ -119,7 +124,7 @@ static int policy(fg_call *call, fg_trace *t, fg_learn_ticket *learn, int *model
         want_gpu = model_wants_gpu(call, t, s->learn ? learn : NULL);
     } else if (call->traced) {
         fg_profile p;
-        if (fg_profile_get(s, call->device, 0, &p))
+        if (fg_profile_get(s, call->device, 0, call->g->abi, &p))
             fg_model_predict(&p, call->g, &call->ops, &t->pred_cpu, &t->pred_gpu);
     }
     int n = 0;

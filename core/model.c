@@ -51,17 +51,40 @@ static double rate(const double *t, double fixed, double F, double above)
     return above > 0 ? above : have ? exp(lr0) : 0;
 }
 
-void fg_model_predict(const fg_profile *p, const fg_gemm_args *g, const fg_operands *ops,
-                      double *tc, double *tg)
+/* The call's flops (for alpha = 0 or k = 0: the m*n of C = beta*C) and the bytes that cross
+ * PCIe: host A and B in, C out, and in too when beta != 0. */
+static double call_flops(const fg_gemm_args *g)
 {
-    const int dt = g->dt == FG_F64;
+    const double m = (double)g->m, n = (double)g->n;
+    return fg_reads_ab(g) ? 2 * m * n * (double)g->k : m * n;
+}
+static double call_bytes(const fg_gemm_args *g, const fg_operands *ops)
+{
     const double es = (double)fg_elem_size(g->dt), m = (double)g->m, n = (double)g->n, k = (double)g->k;
     const int ab = fg_reads_ab(g);
-    const double F = ab ? 2 * m * n * k : m * n;
     double bytes = 0;
     if (ab && ops->a == FG_MEM_HOST) bytes += es * m * k;
     if (ab && ops->b == FG_MEM_HOST) bytes += es * k * n;
     if (ops->c == FG_MEM_HOST) bytes += es * m * n * (g->beta != 0 ? 2 : 1);
+    return bytes;
+}
+
+void fg_model_predict(const fg_profile *p, const fg_gemm_args *g, const fg_operands *ops,
+                      double *tc, double *tg)
+{
+    const int dt = g->dt == FG_F64;
+    const double F = call_flops(g), bytes = call_bytes(g, ops);
     *tc = F / rate(p->cpu[dt], 0, F, 0);
     *tg = p->t0[dt] + fmax(bytes / p->bw, F / rate(p->gpu[dt], p->t0[dt], F, p->kernel[dt]));
+}
+
+/* The stand-in profile: a CPU BLAS at 2 TFLOP/s in float and 1 in double, whatever the size
+ * (more than most hosts reach), and a GPU path with 1 ms of fixed cost, 8 GB/s over PCIe and
+ * kernels at 10 TFLOP/s (less than any GPU with our kernels' instructions gives). */
+void fg_model_predict_default(const fg_gemm_args *g, const fg_operands *ops, double *tc, double *tg)
+{
+    const double cpu_rate = g->dt == FG_F64 ? 1e12 : 2e12, kernel_rate = 1e13, t0 = 1e-3, bw = 8e9;
+    const double F = call_flops(g), bytes = call_bytes(g, ops);
+    *tc = F / cpu_rate;
+    *tg = t0 + fmax(bytes / bw, F / kernel_rate);
 }

@@ -2,12 +2,16 @@
  *   model.c      the cost model: a pure function of a profile
  *   learn.c      the learning from the calls' own times (FASTGEMM_LEARN=1)
  *   profile.c    the profile's file: where it lives and its format
- *   calibrate.c  measuring the machine: the fastgemm-calibrate tool, and a background thread at
- *                the first call that needs a profile when there is none */
+ *   calibrate.c  measuring the machine: the fastgemm-calibrate tool, and the GPU's start when a
+ *                process finds no stored profile
+ *   start.c      the GPU's start off the calling thread, at the first call that wants the GPU:
+ *                the device, the host-operand pipeline, the kernels, then the profile */
 #ifndef FG_MODEL_H
 #define FG_MODEL_H
 
 #include "common/fg.h"
+
+#include <stdatomic.h>
 
 /* The calibration's square sizes. */
 #define FG_PROFILE_NPTS 11
@@ -31,22 +35,44 @@ static inline int fg_small_call(const fg_gemm_args *g) { return fg_flops(g) < FG
 /* The predicted seconds of g on the CPU BLAS and on the GPU path, from profile p. */
 FG_HIDDEN void fg_model_predict(const fg_profile *p, const fg_gemm_args *g, const fg_operands *ops,
                                 double *t_cpu, double *t_gpu);
+/* The same from a cautious stand-in for a profile, for the calls while the machine's profile is
+ * being measured: a fast CPU and a slow PCIe, so that only calls the GPU wins on any machine go
+ * to it. */
+FG_HIDDEN void fg_model_predict_default(const fg_gemm_args *g, const fg_operands *ops,
+                                        double *t_cpu, double *t_gpu);
 /* The points of a profile row (times of the calibration's square sizes) to measure again:
  * flag[i] = 1 where no machine gives such a time. Returns how many. */
 FG_HIDDEN int fg_profile_suspects(const double *t, int npts, int *flag);
 
 /* ---- profile.c ---- */
 /* The profile's file for device `device` under s->profile_dir, named by the GPU, the CPU, the
- * CPU BLAS and the CPUs the process may use; "" when there is no cache folder. */
-FG_HIDDEN void fg_profile_path(const fg_settings *s, int device, char *path, size_t len);
+ * CPU BLAS (of the family of names abi) and the CPUs the process may use; "" when there is no
+ * cache folder. */
+FG_HIDDEN void fg_profile_path(const fg_settings *s, int device, fg_abi abi, char *path, size_t len);
 FG_HIDDEN int fg_profile_save(const fg_profile *p, const char *path); /* 0 or -1 */
 FG_HIDDEN int fg_profile_load(fg_profile *p, const char *path);       /* 0 or -1 */
 
 /* ---- calibrate.c ---- */
+/* How a measurement runs: on `device`, in short (quick) or in full, with the CPU BLAS of abi's
+ * names; it gives up when *stop is set (stop may be NULL). */
+typedef struct {
+    int device, quick;
+    fg_abi abi;
+    const atomic_int *stop;
+} fg_measure;
+/* Measures the machine's profile into *p: 0, or -1 (the GPU failed, or stopped). */
+FG_HIDDEN int fg_measure_profile(const fg_settings *s, const fg_measure *how, fg_profile *p);
+
+/* ---- start.c ---- */
 /* The profile of this process, when one is loaded or measured, copied to *p: 1. Otherwise 0;
- * with start, a profile is then looked for (loaded from its file) and, where there is none,
- * measured on a thread of its own: the calls go on meanwhile. */
-FG_HIDDEN int fg_profile_get(const fg_settings *s, int device, int start, fg_profile *p);
+ * with start, the GPU's start begins (once) on a thread of its own: the device is probed, the
+ * host-operand pipeline and the kernels are set up, and the profile is loaded from its file or,
+ * where there is none, measured with the CPU BLAS of abi's names. No calling thread waits. */
+FG_HIDDEN int fg_profile_get(const fg_settings *s, int device, int start, fg_abi abi, fg_profile *p);
+/* 1 once the GPU's start has set up the GPU (the profile may still be being measured). */
+FG_HIDDEN int fg_gpu_started(void);
+/* The profile fastgemm_calibrate measured: this process's from now on. */
+FG_HIDDEN void fg_profile_set(const fg_profile *p);
 
 /* ---- learn.c ---- */
 /* A call's class in the learning's table: its slot (-1: none) and key. */

@@ -32,7 +32,7 @@ static void append_key(char *key, size_t len, const char *part)
     key[n] = 0;
 }
 
-void fg_profile_path(const fg_settings *s, int device, char *path, size_t len)
+void fg_profile_path(const fg_settings *s, int device, fg_abi abi, char *path, size_t len)
 {
     path[0] = 0;
     if (!s->profile_dir[0]) return;
@@ -56,7 +56,8 @@ void fg_profile_path(const fg_settings *s, int device, char *path, size_t len)
     snprintf(count, sizeof count, "%dcpus%s%s", ncpu, threads[0] ? "-t" : "", threads);
     append_key(key, sizeof key, gpu[0] ? gpu : "gpu");
     append_key(key, sizeof key, cpu);
-    append_key(key, sizeof key, fg_cpu_blas_name());
+    const char *blas = fg_cpu_blas_path(abi), *slash = strrchr(blas, '/');
+    append_key(key, sizeof key, slash ? slash + 1 : blas);
     append_key(key, sizeof key, count);
     snprintf(path, len, "%s/%s.profile", s->profile_dir, key);
 }

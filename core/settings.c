@@ -52,12 +52,17 @@ int fg_parse_mode(const char *s)
     return -1;
 }
 
-/* FASTGEMM_TRACE: "1" is stderr, "0" off, anything else a file appended to. */
+/* FASTGEMM_TRACE: "1" is stderr, "0" off, a path (a value with a '/') a file appended to. */
 static int open_trace(void)
 {
     const char *s = env("FASTGEMM_TRACE");
     if (!s || !strcmp(s, "0")) return -1;
     if (!strcmp(s, "1")) return STDERR_FILENO;
+    if (!strchr(s, '/')) {
+        fg_warn("FASTGEMM_TRACE='%s' is not 0, 1 or a path (a path holds a '/': ./%s); tracing is off",
+                s, s);
+        return -1;
+    }
     int fd = open(s, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
     if (fd < 0)
         fg_warn("FASTGEMM_TRACE='%s' cannot be opened (%s); tracing is off", s, strerror(errno));
@@ -82,7 +87,15 @@ static void read_settings(void)
             fg_warn("FASTGEMM_BACKEND='%s' is not cuda or omp; using cuda", v);
     }
     s->device = (int)env_int("FASTGEMM_DEVICE", 0, 1024, -1, "a device number; using the default");
-    s->kernel = env("FASTGEMM_KERNEL"); /* checked against the kernel names at the first GPU call */
+    s->kernel = env("FASTGEMM_KERNEL");
+    /* The CUDA kernels' names are known here; the OpenMP module checks its own (omp_*) when it
+     * is loaded. */
+    if (s->kernel && (s->backend == FG_GPU_OMP ? strncmp(s->kernel, "omp_", 4) != 0
+                                               : !fg_gpu_kernel_known(s->kernel))) {
+        fg_warn("FASTGEMM_KERNEL='%s' is no %s kernel of this build; using the table's", s->kernel,
+                s->backend == FG_GPU_OMP ? "OpenMP" : "CUDA");
+        s->kernel = NULL;
+    }
     s->split_k = (int)env_int("FASTGEMM_SPLIT_K", 1, 64, 0, "a number from 1 to 64; using the table");
     s->stream_k = (int)env_int("FASTGEMM_STREAM_K", 0, 2, 1, "0, 1 or 2; using 1");
     s->pinned_kb = env_int("FASTGEMM_PINNED_KB", 16, (long long)16 << 20, 128 << 10,

@@ -17,13 +17,7 @@ OPENBLAS=${OPENBLAS:-$(ldconfig -p | awk '/libopenblas\.so\.0 /{print $NF; exit}
 NVBLAS=${NVBLAS:-$( (ldconfig -p | awk '/libnvblas\.so/{print $NF; exit}'; ls /usr/local/cuda/lib64/libnvblas.so* 2>/dev/null) | head -1)}
 mkdir -p "$OUT"
 ARGS="$*"
-cat > "$OUT/nvblas.conf" <<CONF
-NVBLAS_LOGFILE $OUT/nvblas.log
-NVBLAS_CPU_BLAS_LIB $OPENBLAS
-NVBLAS_GPU_LIST 0
-NVBLAS_TILE_DIM 2048
-NVBLAS_AUTOPIN_MEM_ENABLED
-CONF
+sh "$(dirname "$0")/nvblas_conf.sh" "$OUT/nvblas.conf" "$OPENBLAS" "$OUT/nvblas.log"
 echo "OpenBLAS: $OPENBLAS; NVBLAS: $NVBLAS" >&2
 # The auto mode with this machine's profile, measured first (as a user would).
 "$BUILD/fastgemm-calibrate" > "$OUT/calibrate.log" 2>&1

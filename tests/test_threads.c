@@ -6,6 +6,12 @@
  *   test_threads fork     (gpu) a GEMM on the GPU, then fork(): the child's GEMMs are right
  *                         (on the CPU: CUDA does not survive fork), the parent's next GEMM runs
  *                         on the GPU again, and both processes exit cleanly.
+ *   test_threads fork-inflight  (gpu) fork() while another thread is inside a GEMM on the GPU:
+ *                         fork returns, the child's GEMMs are right (on the CPU), the other
+ *                         thread's GEMMs are right, and both processes exit cleanly.
+ *   test_threads exit-inflight  (gpu) main returns while another thread is inside a GEMM on the
+ *                         GPU: the process exits with main's status (0), without hanging or
+ *                         crashing (CTest's timeout catches a hang).
  *   test_threads omp      the same calls from the 16 threads of the program's own OpenMP
  *                         parallel region (host operands only where there is no GPU; the backend
  *                         expected is the GPU, except for host operands under FASTGEMM_MODE=cpu,
@@ -19,6 +25,7 @@
 #include <pthread.h>
 #include <stdatomic.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 #ifdef _OPENMP
 #include <omp.h>
@@ -166,6 +173,83 @@ static int omp_callers(void)
 #endif
 }
 
+/* The GEMMs in flight: GPU calls of 2000^3 one after the other (each checked) until `stop`. */
+static atomic_int inflight_inside, inflight_stop, inflight_calls;
+static void *inflight_worker(void *arg)
+{
+    worker_t *w = arg;
+    rng_t r = {99};
+    while (!atomic_load(&inflight_stop)) {
+        atomic_store(&inflight_inside, 1);
+        w->fails += one_call(&r, inflight_calls % 2, 0, 2000, 2000, 2000, "in flight");
+        atomic_fetch_add(&inflight_calls, 1);
+    }
+    return NULL;
+}
+
+/* A child with CUDA unusable: three small GEMMs, right and computed on the CPU. */
+static int child_gemms(rng_t *r)
+{
+    int cf = 0;
+    for (int i = 0; i < 3; i++) {
+        float a[64 * 64], b[64 * 64], c[64 * 64], want[64 * 64];
+        for (int j = 0; j < 64 * 64; j++) a[j] = (float)rng_uniform(r), b[j] = (float)rng_uniform(r);
+        memset(want, 0, sizeof want);
+        ref_sgemm('N', 'N', 64, 64, 64, 1, a, 64, b, 64, 0, want, 64);
+        fastgemm_sgemm(FASTGEMM_OP_N, FASTGEMM_OP_N, 64, 64, 64, 1, a, 64, b, 64, 0, c, 64);
+        for (int j = 0; j < 64 * 64; j++) cf += !(fabs(c[j] - want[j]) <= 1e-4);
+        cf += fastgemm_last_backend() != FASTGEMM_BACKEND_CPU_FALLBACK;
+    }
+    printf("child: %s\n", cf ? "FAIL" : "ok");
+    fflush(stdout);
+    return cf;
+}
+
+/* Starts the in-flight worker and waits until it is inside its first GEMM (and 20 ms more). */
+static void start_inflight(pthread_t *t, worker_t *w)
+{
+    *w = (worker_t){0, 0};
+    pthread_create(t, NULL, inflight_worker, w);
+    while (!atomic_load(&inflight_inside)) nanosleep(&(struct timespec){0, 1000000}, NULL);
+    nanosleep(&(struct timespec){0, 20000000}, NULL);
+}
+
+static int fork_inflight(void)
+{
+    pthread_t t;
+    worker_t w;
+    rng_t r = {8};
+    start_inflight(&t, &w);
+    fflush(stdout);
+    const int calls_before = atomic_load(&inflight_calls);
+    pid_t pid = fork();
+    if (pid == 0) _exit(child_gemms(&r) != 0);
+    int fails = 0, status = 0;
+    printf("fork returned with %d GEMM(s) done in the other thread before it\n", calls_before);
+    if (pid < 0 || waitpid(pid, &status, 0) != pid || !WIFEXITED(status) || WEXITSTATUS(status)) {
+        printf("FAIL: the child did not exit cleanly (status %d)\n", status);
+        fails++;
+    }
+    while (atomic_load(&inflight_calls) < calls_before + 2) nanosleep(&(struct timespec){0, 1000000}, NULL);
+    atomic_store(&inflight_stop, 1);
+    pthread_join(t, NULL);
+    fails += w.fails;
+    printf("test_threads fork-inflight: %d GEMMs in the other thread, %d wrong: %s\n",
+           atomic_load(&inflight_calls), w.fails, fails ? "FAIL" : "ok");
+    return fails != 0;
+}
+
+static int exit_inflight(void)
+{
+    pthread_t t;
+    static worker_t w; /* the worker still writes it while the process exits */
+    start_inflight(&t, &w);
+    printf("main returns with a GEMM in flight (%d done before, %d wrong)\n",
+           atomic_load(&inflight_calls), w.fails);
+    fflush(stdout);
+    return w.fails != 0;
+}
+
 int main(int argc, char **argv)
 {
     if (argc > 1 && !strcmp(argv[1], "omp")) {
@@ -184,27 +268,14 @@ int main(int argc, char **argv)
     }
     if (ref_init()) return 1;
     int fails = 0;
+    if (argc > 1 && !strcmp(argv[1], "fork-inflight")) return fork_inflight();
+    if (argc > 1 && !strcmp(argv[1], "exit-inflight")) return exit_inflight();
     if (argc > 1 && !strcmp(argv[1], "fork")) {
         rng_t r = {7};
         fails += one_call(&r, 0, 0, 700, 600, 500, "parent before fork");
         fflush(stdout);
         pid_t pid = fork();
-        if (pid == 0) {
-            /* The child: same checks, but the CPU computes (cpu-fallback under FASTGEMM_MODE=gpu). */
-            int cf = 0;
-            for (int i = 0; i < 3; i++) {
-                float a[64 * 64], b[64 * 64], c[64 * 64], want[64 * 64];
-                for (int j = 0; j < 64 * 64; j++) a[j] = (float)rng_uniform(&r), b[j] = (float)rng_uniform(&r);
-                memset(want, 0, sizeof want);
-                ref_sgemm('N', 'N', 64, 64, 64, 1, a, 64, b, 64, 0, want, 64);
-                fastgemm_sgemm(FASTGEMM_OP_N, FASTGEMM_OP_N, 64, 64, 64, 1, a, 64, b, 64, 0, c, 64);
-                for (int j = 0; j < 64 * 64; j++) cf += !(fabs(c[j] - want[j]) <= 1e-4);
-                cf += fastgemm_last_backend() != FASTGEMM_BACKEND_CPU_FALLBACK;
-            }
-            printf("child: %s\n", cf ? "FAIL" : "ok");
-            fflush(stdout);
-            _exit(cf != 0);
-        }
+        if (pid == 0) _exit(child_gemms(&r) != 0); /* cpu-fallback under FASTGEMM_MODE=gpu */
         int status = 0;
         if (pid < 0 || waitpid(pid, &status, 0) != pid || !WIFEXITED(status) || WEXITSTATUS(status)) {
             printf("FAIL: the child did not exit cleanly (status %d)\n", status);

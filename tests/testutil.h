@@ -16,12 +16,7 @@
 #define TEST_SKIP 77
 
 /* ---- the BLAS names of the library under test ---- */
-void sgemm_(const char *, const char *, const int *, const int *, const int *, const float *,
-            const float *, const int *, const float *, const int *, const float *, float *,
-            const int *, size_t, size_t);
-void dgemm_(const char *, const char *, const int *, const int *, const int *, const double *,
-            const double *, const int *, const double *, const int *, const double *, double *,
-            const int *, size_t, size_t);
+#include "abi/blas_names.h"
 void sgemm_64_(const char *, const char *, const int64_t *, const int64_t *, const int64_t *,
                const float *, const float *, const int64_t *, const float *, const int64_t *,
                const float *, float *, const int64_t *, size_t, size_t);
@@ -30,10 +25,6 @@ void dgemm_64_(const char *, const char *, const int64_t *, const int64_t *, con
                const double *, double *, const int64_t *, size_t, size_t);
 enum { CblasRowMajor = 101, CblasColMajor = 102 };
 enum { CblasNoTrans = 111, CblasTrans = 112, CblasConjTrans = 113 };
-void cblas_sgemm(int, int, int, int, int, int, float, const float *, int, const float *, int,
-                 float, float *, int);
-void cblas_dgemm(int, int, int, int, int, int, double, const double *, int, const double *, int,
-                 double, double *, int);
 
 /* ---- splitmix64: small, seedable, good enough to fill matrices ---- */
 typedef struct { uint64_t s; } rng_t;

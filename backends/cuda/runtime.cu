@@ -125,6 +125,12 @@ int fg_gpu_usable(int *device)
 
 int fg_gpu_warm(int device) { return fg_offload_warm(device); }
 
+int fg_gpu_kernel_known(const char *name)
+{
+    int family, config;
+    return fg_kernel_find(name, &family, &config) == 0;
+}
+
 int fg_gpu_gemm(const fg_call *call, char *why, size_t whylen)
 {
     KeepCallerContext keep;
@@ -202,7 +208,7 @@ double fg_gpu_kernel_rate(const fg_settings *set, int dev, fg_dtype dt, int64_t 
     void *a = nullptr, *b = nullptr, *c = nullptr;
     cudaEvent_t e0 = nullptr, e1 = nullptr;
     float ms = -1, best = 1e30f;
-    fg_gemm_args g = {dt, 'N', 'N', n, n, n, n, n, n, 1.0, 0.0, nullptr, nullptr, nullptr, "calibrate"};
+    fg_gemm_args g = {dt, 'N', 'N', n, n, n, n, n, n, 1.0, 0.0, nullptr, nullptr, nullptr, "calibrate", FG_ABI_BLAS};
     cudaStream_t s = cudaStreamPerThread;
     bool ok = cudaSetDevice(dev) == cudaSuccess && cudaMalloc(&a, bytes) == cudaSuccess &&
               cudaMalloc(&b, bytes) == cudaSuccess && cudaMalloc(&c, bytes) == cudaSuccess &&

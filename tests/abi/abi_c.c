@@ -12,17 +12,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-void sgemm_(const char *, const char *, const int *, const int *, const int *, const float *,
-            const float *, const int *, const float *, const int *, const float *, float *,
-            const int *, size_t, size_t);
-void dgemm_(const char *, const char *, const int *, const int *, const int *, const double *,
-            const double *, const int *, const double *, const int *, const double *, double *,
-            const int *, size_t, size_t);
+#include "blas_names.h"
+
 enum { RowMajor = 101, ColMajor = 102, NoTrans = 111, Trans = 112 };
-void cblas_sgemm(int, int, int, int, int, int, float, const float *, int, const float *, int,
-                 float, float *, int);
-void cblas_dgemm(int, int, int, int, int, int, double, const double *, int, const double *, int,
-                 double, double *, int);
 
 enum { M = 70, N = 50, K = 90, LD = 101 };
 static int fails;

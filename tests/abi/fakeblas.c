@@ -1,5 +1,6 @@
 /* fakeblas.c: stands in for a program's own BLAS with its own error handlers (and the reference
- * CBLAS's RowMajorStrg), to check that a preloaded libfastgemm hands errors on to them. */
+ * CBLAS's RowMajorStrg), to check that a preloaded libfastgemm leaves its handlers to its own
+ * routines and hands it the GEMM calls with invalid arguments, unchanged. */
 #include <stddef.h>
 #include <stdio.h>
 #include <string.h>
@@ -31,7 +32,25 @@ void fake_routine_(void)
     xerbla_("FAKE  ", &info, 6);
 }
 
-/* Its GEMMs: never reached while libfastgemm is preloaded (the program checks the count). */
-int fake_gemm_calls;
-void sgemm_(void) { fake_gemm_calls++; }
-void cblas_sgemm(void) { fake_gemm_calls++; }
+/* Its GEMMs record what they were given (the test makes only invalid calls). */
+int fake_gemm_calls, fake_lda, fake_m, fake_layout;
+void sgemm_(const char *ta, const char *tb, const int *m, const int *n, const int *k,
+            const float *alpha, const float *a, const int *lda, const float *b, const int *ldb,
+            const float *beta, float *c, const int *ldc, size_t lta, size_t ltb)
+{
+    (void)ta, (void)tb, (void)n, (void)k, (void)alpha, (void)a, (void)b, (void)ldb, (void)beta;
+    (void)c, (void)ldc, (void)lta, (void)ltb;
+    fake_gemm_calls++;
+    fake_m = *m;
+    fake_lda = *lda;
+}
+void cblas_sgemm(int layout, int ta, int tb, int m, int n, int k, float alpha, const float *a,
+                 int lda, const float *b, int ldb, float beta, float *c, int ldc)
+{
+    (void)ta, (void)tb, (void)n, (void)k, (void)alpha, (void)a, (void)b, (void)ldb, (void)beta;
+    (void)c, (void)ldc;
+    fake_gemm_calls++;
+    fake_layout = layout;
+    fake_m = m;
+    fake_lda = lda;
+}

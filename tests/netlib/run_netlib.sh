@@ -40,7 +40,8 @@ unset IFS
 if grep -Eq "FAIL|FATAL|XERBLA WAS CALLED" all.txt; then
   echo "FAIL: the report shows errors for $routine:"; grep -E "FAIL|FATAL|XERBLA WAS CALLED" all.txt | head -20; fail=1
 fi
-# Only the traced calls of this routine matter: the tester runs other routines too.
-grep -i "^fastgemm: [a-z_]*$(echo "$routine" | tr 'A-Z' 'a-z' | sed 's/^cblas_//')" trace > trace.routine 2>/dev/null
+# Only the traced calls of this routine matter (the tester runs other routines too), and the line
+# that names the CPU BLAS.
+grep -iE "^fastgemm: ([a-z_]*$(echo "$routine" | tr 'A-Z' 'a-z' | sed 's/^cblas_//')|cpu-blas=)" trace > trace.routine 2>/dev/null
 sh "$here/../check_trace.sh" trace.routine "$expect" || fail=1
 exit $fail

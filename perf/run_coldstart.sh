@@ -1,0 +1,60 @@
+#!/bin/sh
+# run_coldstart.sh BUILD OUT [N] [REPS]: issue 52's cold start. Whole processes of
+# fastgemm-coldstart (CALLS sgemm_ calls of N^3, default 4096, on fresh host matrices), timed
+# from their start to their end: the system OpenBLAS alone; libfastgemm preloaded over it in auto
+# mode with no stored profile (an empty cache folder each time) and with one (measured first by
+# fastgemm-calibrate); NVBLAS over it. CALLS 3 and 10, REPS rounds (default 5), the labels in a
+# new order each round. Writes OUT/coldstart.csv (label,calls,round,ms) and prints the medians.
+set -u
+BUILD=$1 OUT=$2 N=${3:-4096} REPS=${4:-5}
+BENCH=$BUILD/fastgemm-coldstart
+FG=$(cd "$BUILD" && pwd)/libfastgemm.so
+OPENBLAS=${OPENBLAS:-$(ldconfig -p | awk '/libopenblas\.so\.0 /{print $NF; exit}')}
+NVBLAS=${NVBLAS:-$( (ldconfig -p | awk '/libnvblas\.so/{print $NF; exit}'; ls /usr/local/cuda/lib64/libnvblas.so* 2>/dev/null) | head -1)}
+mkdir -p "$OUT/cache"
+rm -f "$OUT"/trace_*.log "$OUT/coldstart.log"
+sh "$(dirname "$0")/nvblas_conf.sh" "$OUT/nvblas.conf" "$OPENBLAS" "$OUT/nvblas.log"
+echo "OpenBLAS: $OPENBLAS; NVBLAS: $NVBLAS; n = $N" >&2
+XDG_CACHE_HOME=$OUT/cache "$BUILD/fastgemm-calibrate" -q || echo "fastgemm-calibrate failed" >&2
+echo "label,calls,round,ms" > "$OUT/coldstart.csv"
+run() { # LABEL CALLS ROUND: one process, timed
+  label=$1 calls=$2 round=$3
+  fresh=$(mktemp -d)
+  case $label in
+    openblas) set -- env ;;
+    fastgemm_noprofile) set -- env LD_PRELOAD="$FG" XDG_CACHE_HOME="$fresh" ;;
+    fastgemm_profile) set -- env LD_PRELOAD="$FG" XDG_CACHE_HOME="$OUT/cache" ;;
+    nvblas) set -- env LD_PRELOAD="$NVBLAS" NVBLAS_CONFIG_FILE="$OUT/nvblas.conf" ;;
+  esac
+  t0=$(date +%s%N)
+  "$@" COLDSTART_BLAS="$OPENBLAS" FASTGEMM_TRACE="$OUT/trace_${label}_$calls.log" "$BENCH" "$N" "$calls" \
+    > "$OUT/run.log" 2>&1
+  rc=$?
+  t1=$(date +%s%N)
+  rm -rf "$fresh"
+  [ $rc -eq 0 ] || { echo "$label $calls round $round: exit $rc" >&2; cat "$OUT/run.log" >&2; }
+  echo "$label,$calls,$round,$(( (t1 - t0) / 1000 ))e-3" >> "$OUT/coldstart.csv"
+  { echo "== $label $calls round $round"; cat "$OUT/run.log"; } >> "$OUT/coldstart.log"
+}
+labels="openblas fastgemm_noprofile fastgemm_profile"
+[ -n "$NVBLAS" ] && labels="$labels nvblas"
+for round in $(seq 1 "$REPS"); do
+  for calls in 3 10; do
+    # the labels rotated by one place each round
+    order=$(echo $labels | tr ' ' '\n' | awk -v k="$round" '{a[NR] = $0} END {for (i = 0; i < NR; i++) print a[(i + k) % NR + 1]}')
+    for label in $order; do run "$label" "$calls" "$round"; done
+  done
+done
+python3 - "$OUT/coldstart.csv" <<'PY'
+import csv, statistics, sys
+rows = list(csv.DictReader(open(sys.argv[1])))
+for calls in ("3", "10"):
+    med = {}
+    for label in sorted({r["label"] for r in rows}):
+        v = [float(r["ms"]) for r in rows if r["label"] == label and r["calls"] == calls]
+        if v: med[label] = statistics.median(v)
+    base = med.get("openblas")
+    for label, m in med.items():
+        ratio = f"  OpenBLAS/this {base / m:.2f}" if base else ""
+        print(f"{calls:>2} calls  {label:<20} median {m:8.1f} ms  (of {sum(1 for r in rows if r['label'] == label and r['calls'] == calls)}){ratio}")
+PY
