@@ -2,10 +2,11 @@
 # run_python.sh PYTHON FROM SUITE LIB EXPECT ENTRY [HAS_GPU]: the products of gemm_cases.py
 # SUITE (numpy or scipy) with PYTHON, whose module must come FROM debian (python3-numpy,
 # python3-scipy: /usr/lib/python3/dist-packages) or pip (any other place), once without
-# libfastgemm and once under LD_PRELOAD=LIB with its trace on. Both results must agree with each other and with float64 within the netlib
-# gauge; the trace must show every product's GEMM call under the name ENTRY ({p}: s or d, e.g.
-# scipy_cblas_{p}gemm64_ for pip's NumPy 2.x) and every computing call on backend EXPECT
-# (cpu or gpu; with gpu and HAS_GPU given, a machine without a GPU skips).
+# libfastgemm and once under LD_PRELOAD=LIB with its trace on. Both results must agree with each
+# other and with float64 within the netlib gauge; the trace must show every product's GEMM call
+# under the name ENTRY ({p}: s or d, e.g. scipy_cblas_{p}gemm64_ for pip's NumPy 2.x) and every
+# computing call on backend EXPECT (cpu or gpu; with gpu and HAS_GPU given, a machine without a
+# GPU skips); on the CPU, a pip wheel's calls must reach the wheel's own OpenBLAS.
 set -u
 py=$1 from=$2 suite=$3 lib=$4 expect=$5 entry=$6 has_gpu=${7:-}
 here=$(cd "$(dirname "$0")" && pwd)
@@ -32,5 +33,10 @@ FASTGEMM_TRACE=$work/trace LD_PRELOAD=$lib "$py" "$here/gemm_cases.py" "$suite" 
 rc=0
 "$py" "$here/gemm_cases.py" "$suite" check "$work/ref" "$work/got" || rc=1
 sh "$here/../check_trace.sh" "$work/trace" "$expect" || rc=1
+# pip's wheels bundle their OpenBLAS (libscipy_openblas*): the calls run on the CPU go on to it.
+if [ "$from" = pip ] && [ "$expect" = cpu ]; then
+  other=$(grep '^fastgemm: cpu-blas=' "$work/trace" | grep -v '^fastgemm: cpu-blas=[^ ]*/libscipy_openblas')
+  [ -z "$other" ] || { echo "FAIL: CPU calls went to another BLAS than the wheel's: $other"; rc=1; }
+fi
 check_calls "$work/trace" "$work/got/expected" || rc=1
 exit $rc

@@ -35,5 +35,11 @@ for r in 0 1 2 3; do
   [ -f "$work/trace.$r" ] || { echo "FAIL: process $r wrote no trace: libfastgemm took none of its calls"; rc=1; continue; }
   sh "$here/../check_trace.sh" "$work/trace.$r" "$expect" || rc=1
   check_calls "$work/trace.$r" "$work/expected" || rc=1
+  # One process per trace file, each its own.
+  pids=$(sed -n 's/.* pid=\([0-9]*\).*/\1/p' "$work/trace.$r" | sort -u)
+  [ "$(echo "$pids" | wc -w)" -eq 1 ] || { echo "FAIL: process $r's trace holds the calls of processes $pids"; rc=1; }
+  all_pids="${all_pids:-} $pids"
 done
+[ "$(echo $all_pids | tr ' ' '\n' | sort -u | wc -l)" -eq 4 ] || { echo "FAIL: not four processes: pids$all_pids"; rc=1; }
+echo "processes:$all_pids"
 exit $rc
