@@ -26,8 +26,8 @@ packages="openmpi-bin openmpi-common libopenmpi3 libpmix2 libmunge2 libhwloc15 l
           libevent-core-2.1-7 libevent-pthreads-2.1-7 libscalapack-openmpi2.2 libblas3 liblapack3
           libgfortran5 libquadmath0"
 # Libraries every Linux machine has: not carried.
-base="libc.so.6 libm.so.6 libdl.so.2 libpthread.so.0 librt.so.1 libutil.so.1 libgcc_s.so.1
-      libstdc++.so.6 libz.so.1 ld-linux-x86-64.so.2"
+base="libc.so.6 libm.so.6 libdl.so.2 libpthread.so.0 librt.so.1 libutil.so.1 libgcc_s.so.1 \
+libstdc++.so.6 libz.so.1 ld-linux-x86-64.so.2"
 lib=usr/lib/x86_64-linux-gnu
 
 rm -rf "$out"
@@ -52,7 +52,7 @@ rm -f "$r/$lib"/libmpi_{cxx,java,mpifh,usempi}* "$r/$lib"/liboshmem* "$r/$lib"/l
 # left finds each library it needs in root/ or among the base ones.
 needs() { readelf -d "$1" 2> /dev/null | sed -n 's/.*(NEEDED).*\[\(.*\)\]/\1/p'; }
 while :; do
-  have=" $(echo $base) $(find "$r" \( -type f -o -type l \) -name '*.so*' -printf '%f ') "
+  have=" $base $(find "$r" \( -type f -o -type l \) -name '*.so*' -printf '%f ') "
   removed=0
   while IFS= read -r f; do
     for n in $(needs "$f"); do
@@ -106,7 +106,7 @@ unshare -m sh -c 'for f in $1; do mount --bind /dev/null "$f"; done
   cat "$FASTGEMM_PROGRAMS_ROOT"/ld.* | sed -n "s/.*calling init: //p" | sort -u > "$FASTGEMM_PROGRAMS_ROOT/loaded"
   outside=$(grep -v -e "^$FASTGEMM_PROGRAMS_ROOT/root/" -e "^$3\$" "$FASTGEMM_PROGRAMS_ROOT/loaded" |
             while read -r f; do case " $4 " in *" ${f##*/} "*) ;; *) echo "$f" ;; esac; done)
-  echo "prepare_devcarry: $(wc -l < "$FASTGEMM_PROGRAMS_ROOT/loaded") libraries loaded, none of the system'"'"'s but: $(echo $4)"
+  echo "prepare_devcarry: $(wc -l < "$FASTGEMM_PROGRAMS_ROOT/loaded") libraries loaded, none of the system'"'"'s but: $4"
   [ -z "$outside" ] || { echo "prepare_devcarry: loaded from outside the copy: $outside"; exit 1; }
   exec sh tests/programs/run_scalapack.sh "$2" "$3" cpu' \
-  sh "$hidden" "$PWD/$out/pdgemm_check" "$PWD/$build/libfastgemm.so" "$(echo $base)"
+  sh "$hidden" "$PWD/$out/pdgemm_check" "$PWD/$build/libfastgemm.so" "$base"

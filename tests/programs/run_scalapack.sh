@@ -40,6 +40,6 @@ for r in 0 1 2 3; do
   [ "$(echo "$pids" | wc -w)" -eq 1 ] || { echo "FAIL: process $r's trace holds the calls of processes $pids"; rc=1; }
   all_pids="${all_pids:-} $pids"
 done
-[ "$(echo $all_pids | tr ' ' '\n' | sort -u | wc -l)" -eq 4 ] || { echo "FAIL: not four processes: pids$all_pids"; rc=1; }
+[ "$(printf '%s\n' $all_pids | sort -u | wc -l)" -eq 4 ] || { echo "FAIL: not four processes: pids$all_pids"; rc=1; }
 echo "processes:$all_pids"
 exit $rc
