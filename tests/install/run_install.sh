@@ -20,7 +20,7 @@ finds_omp_module() {
 prefix=$work/prefix
 cmake --install "$build" --prefix "$prefix" > "$work/install.log"
 for f in include/fastgemm.h "$libdir/libfastgemm.a" "$libdir/cmake/fastgemm/fastgemmConfig.cmake" \
-         "$libdir/pkgconfig/fastgemm.pc"; do
+         "$libdir/pkgconfig/fastgemm.pc" bin/fastgemm-calibrate share/doc/fastgemm/LICENSE; do
   [ -f "$prefix/$f" ] || fail "$f not installed"
 done
 if [ "$omp" = ON ]; then
