@@ -52,9 +52,6 @@ int main(int argc, char **argv)
         default: return fg_cli_option_error(PROG, c, argv[at]);
         }
     }
-    if (optind < argc) {
-        fprintf(stderr, PROG ": unexpected argument '%s'; see '" PROG " --help'\n", argv[optind]);
-        return 2;
-    }
+    if (optind < argc) return fg_cli_usage_error(PROG, "unexpected argument '%s'", argv[optind]);
     return fastgemm_calibrate(!quiet) == 0 ? 0 : 1;
 }
