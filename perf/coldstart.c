@@ -5,8 +5,9 @@
  * libfastgemm with its cold start (perf/run_coldstart.sh times whole processes).
  * Usage: COLDSTART_BLAS=/path/libopenblas.so.0 fastgemm-coldstart N CALLS */
 #define _GNU_SOURCE
+#include "tools/cli.h"
+
 #include <dlfcn.h>
-#include <errno.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -24,26 +25,42 @@ static double now_ms(void)
     return 1e3 * (double)t.tv_sec + 1e-6 * (double)t.tv_nsec;
 }
 
-static long number(const char *s, const char *what)
+#define PROG "fastgemm-coldstart"
+
+static int help(void)
 {
-    char *end;
-    errno = 0;
-    long v = strtol(s, &end, 10);
-    if (errno || end == s || *end || v < 1 || v > 65536) {
-        fprintf(stderr, "fastgemm-coldstart: %s '%s' is not a number from 1 to 65536\n", what, s);
-        exit(2);
-    }
-    return v;
+    printf("Usage: COLDSTART_BLAS=LIB " PROG " N CALLS\n"
+           "A one-off program for timing whole processes (perf/run_coldstart.sh): loads the BLAS\n"
+           "library LIB (a path for dlopen, e.g. the system's libopenblas.so.0) as a program linked\n"
+           "with it would have it, makes CALLS sgemm_ calls of N^3 on fresh host matrices, checks an\n"
+           "entry of each C, and prints each call's time. Run it with LD_PRELOAD=libfastgemm.so to\n"
+           "time libfastgemm's cold start over that BLAS.\n"
+           "\n"
+           "  -h, --help     print this help and exit\n"
+           "  -V, --version  print the version and exit\n");
+    return 0;
 }
 
 int main(int argc, char **argv)
 {
-    const char *lib = getenv("COLDSTART_BLAS");
-    if (argc != 3 || !lib) {
-        fprintf(stderr, "usage: COLDSTART_BLAS=/path/libopenblas.so.0 %s N CALLS\n", argv[0]);
-        return 2;
+    static const struct option options[] = {
+        {"help", no_argument, 0, 'h'}, {"version", no_argument, 0, 'V'}, {0, 0, 0, 0}};
+    opterr = 0;
+    for (;;) {
+        const int at = optind, c = getopt_long(argc, argv, "+:hV", options, NULL);
+        if (c == -1) break;
+        if (c == 'h') return help();
+        if (c == 'V') return fg_cli_version(PROG, FASTGEMM_VERSION_STRING);
+        return fg_cli_option_error(PROG, c, argv[at]);
     }
-    const int n = (int)number(argv[1], "N"), calls = (int)number(argv[2], "CALLS");
+    const char *lib = getenv("COLDSTART_BLAS");
+    if (argc - optind != 2) return fg_cli_usage_error(PROG, "N and CALLS are needed");
+    if (!lib) return fg_cli_usage_error(PROG, "COLDSTART_BLAS names no BLAS library");
+    long long n64, calls64;
+    if (fg_cli_number(PROG, "N", argv[optind], 1, 65536, &n64) ||
+        fg_cli_number(PROG, "CALLS", argv[optind + 1], 1, 65536, &calls64))
+        return 2;
+    const int n = (int)n64, calls = (int)calls64;
     if (!dlopen(lib, RTLD_NOW | RTLD_GLOBAL)) {
         fprintf(stderr, "fastgemm-coldstart: %s\n", dlerror());
         return 1;
