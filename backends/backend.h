@@ -47,7 +47,8 @@ FG_HIDDEN int fg_gpu_stream_device(void *stream);
 FG_HIDDEN int fg_gpu_kernel_known(const char *name);
 
 /* ---- omp (backends/omp/omp_backend.c): the OpenMP-target GEMM of libfastgemm_omp.so ---- */
-/* 1 when the module is loaded (at the first call: from set->omp_lib, else beside libfastgemm). */
+/* 1 when the module is loaded (at the first call: from set->omp_lib, else from fastgemm/ in
+ * the folder libfastgemm was loaded from). */
 FG_HIDDEN int fg_omp_usable(const fg_settings *set);
 /* Runs the call on OpenMP device call->device (-1: OpenMP's default; the host when OpenMP has
  * no device). FG_OK (why: where it ran) or FG_FAILED (C untouched; why: the reason). */

@@ -7,11 +7,12 @@
  *
  *   fastgemm-callcost LIB LABEL [--cuda]   (CSV rows: label,routine,n,microseconds per call)
  *   fastgemm-callcost --attrs */
+#include "tools/cli.h"
+
 #include <dlfcn.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
-#include <string.h>
 #include <time.h>
 typedef void (*dg_t)(const char *, const char *, const int *, const int *, const int *, const double *,
                      const double *, const int *, const double *, const int *, const double *, double *,
@@ -32,9 +33,55 @@ static void *cuda_context(void)
     return h;
 }
 
+#define PROG "fastgemm-callcost"
+
+static int help(void)
+{
+    printf("Usage: " PROG " LIB LABEL [--cuda]\n"
+           "       " PROG " --attrs\n"
+           "What a small call costs: the wall time per call of back-to-back dgemm_ at n = 4, 16,\n"
+           "32, 64 and 128 through the BLAS library LIB (a path for dlopen: libfastgemm, OpenBLAS\n"
+           "...), the median of 31 batches, as CSV rows on stdout: LABEL,dgemm_,n,microseconds.\n"
+           "\n"
+           "      --cuda     initialise the CUDA driver first (device 0's primary context), as a\n"
+           "                 CUDA program has: libfastgemm classifies operands only where the\n"
+           "                 driver is loaded\n"
+           "      --attrs    instead, the cost of the one driver call libfastgemm makes per\n"
+           "                 operand (cuPointerGetAttributes on a host pointer)\n"
+           "  -h, --help     print this help and exit\n"
+           "  -V, --version  print the version and exit\n"
+           "\n"
+           "Environment: a libfastgemm LIB's settings (FASTGEMM_MODE: where its calls run).\n");
+    return 0;
+}
+
 int main(int argc, char **argv)
 {
-    if (argc > 1 && !strcmp(argv[1], "--attrs")) {
+    static const struct option options[] = {{"cuda", no_argument, 0, 'c'},
+                                            {"attrs", no_argument, 0, 'a'},
+                                            {"help", no_argument, 0, 'h'},
+                                            {"version", no_argument, 0, 'V'},
+                                            {0, 0, 0, 0}};
+    const char *lib = NULL, *label = NULL;
+    int cuda = 0, attrs_only = 0;
+    opterr = 0; /* fg_cli_option_error says it in one line */
+    for (;;) { /* "-": LIB and LABEL come as 1, in their places among the options */
+        const int at = optind, c = getopt_long(argc, argv, "-:hV", options, NULL);
+        if (c == -1) break;
+        switch (c) {
+        case 1:
+            if (label) return fg_cli_usage_error(PROG, "unexpected argument '%s'", optarg);
+            *(lib ? &label : &lib) = optarg;
+            break;
+        case 'c': cuda = 1; break;
+        case 'a': attrs_only = 1; break;
+        case 'h': return help();
+        case 'V': return fg_cli_version(PROG, FASTGEMM_VERSION_STRING);
+        default: return fg_cli_option_error(PROG, c, argv[at]);
+        }
+    }
+    if (optind < argc) return fg_cli_usage_error(PROG, "unexpected argument '%s'", argv[optind]);
+    if (attrs_only) {
         void *h = cuda_context();
         int (*attrs)(unsigned, int *, void **, unsigned long long) = h ? dlsym(h, "cuPointerGetAttributes") : NULL;
         if (!attrs) return 1;
@@ -52,12 +99,8 @@ int main(int argc, char **argv)
         printf("cuPointerGetAttributes (4 attributes, host pointer): %.3f us\n", best[15] * 1e6);
         return 0;
     }
-    if (argc < 3) {
-        fprintf(stderr, "usage: %s LIB LABEL [--cuda] | --attrs\n", argv[0]);
-        return 2;
-    }
-    const char *lib = argv[1], *label = argv[2];
-    if (argc > 3 && !strcmp(argv[3], "--cuda") && !cuda_context()) return 1;
+    if (!label) return fg_cli_usage_error(PROG, "LIB and LABEL are needed");
+    if (cuda && !cuda_context()) return 1;
     void *h = dlopen(lib, RTLD_NOW | RTLD_GLOBAL);
     if (!h) { fprintf(stderr, "%s\n", dlerror()); return 1; }
     dg_t dg = (dg_t)dlsym(h, "dgemm_");

@@ -1,8 +1,13 @@
 /* demo.c: the README's main job. Runs sgemm_ and dgemm_ on ordinary host matrices through
  * libfastgemm, as a drop-in user would, and prints for each call which backend ran it and its
  * rate; spot-checks entries of C against a sum in long double. Usage: fastgemm-demo [n ...] */
+#include "tools/cli.h"
+
 #include <fastgemm.h>
 
+#include <ctype.h>
+#include <getopt.h>
+#include <limits.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -70,20 +75,71 @@ static double now_s(void)
         free(c);                                                                               \
     } while (0)
 
+#define PROG "fastgemm-demo"
+
+static int help(void)
+{
+    printf("Usage: " PROG " [n ...]\n"
+           "Runs C = A*B with sgemm_ and dgemm_ on n x n matrices in host memory through\n"
+           "libfastgemm, as a program that calls the BLAS would, for each size n (default\n"
+           "256 1024 2048 4096): the best of 3 calls, which backend ran it (cpu, gpu,\n"
+           "cpu-fallback, omp), its time and GFLOP/s, and 16 entries of C checked against sums\n"
+           "in long double.\n"
+           "\n"
+           "  -h, --help     print this help and exit\n"
+           "  -V, --version  print the version and exit\n"
+           "\n"
+           "Environment (all of libfastgemm's settings apply; see its README):\n"
+           "  FASTGEMM_MODE     auto (the cost model picks CPU or GPU), gpu or cpu\n"
+           "  FASTGEMM_TRACE    1: a line per GEMM on stderr; a path: appended to that file\n"
+           "  FASTGEMM_BACKEND  the GPU side: cuda or omp\n"
+           "  FASTGEMM_DEVICE   the CUDA device of the calls\n"
+           "\n"
+           "Exit status: 0 every result right, 1 a wrong result or out of memory, 2 a bad\n"
+           "command line.\n");
+    return 0;
+}
+
 int main(int argc, char **argv)
 {
-    int sizes[16] = {256, 1024, 2048, 4096}, count = 4, failures = 0;
-    if (argc > 1) {
-        count = 0;
-        for (int i = 1; i < argc && count < 16; i++) sizes[count++] = atoi(argv[i]);
+    static const struct option options[] = {{"help", no_argument, 0, 'h'},
+                                            {"version", no_argument, 0, 'V'},
+                                            {0, 0, 0, 0}};
+    opterr = 0; /* fg_cli_option_error says it in one line */
+    for (;;) {
+        const int at = optind, c = getopt_long(argc, argv, "+:hV", options, NULL);
+        if (c == -1) break;
+        switch (c) {
+        case 'h': return help();
+        case 'V': return fg_cli_version(PROG, fastgemm_version());
+        default: /* -5 is a size, though not a valid one */
+            if (isdigit((unsigned char)argv[at][1])) {
+                long long n;
+                fg_cli_number(PROG, "size", argv[at], 1, INT_MAX, &n);
+                return 2;
+            }
+            return fg_cli_option_error(PROG, c, argv[at]);
+        }
+    }
+    /* Every size is checked before the first GEMM. */
+    int default_sizes[] = {256, 1024, 2048, 4096}, *sizes = default_sizes, count = 4, failures = 0;
+    if (optind < argc) {
+        count = argc - optind;
+        sizes = malloc(sizeof *sizes * (size_t)count);
+        if (!sizes) return 1;
+        for (int i = 0; i < count; i++) {
+            long long n;
+            if (fg_cli_number(PROG, "size", argv[optind + i], 1, INT_MAX, &n)) return 2;
+            sizes[i] = (int)n;
+        }
     }
     printf("libfastgemm %s: C = A*B, n x n, host matrices, best of 3 calls\n", fastgemm_version());
     for (int s = 0; s < count; s++) {
         int n = sizes[s];
-        if (n <= 0) continue;
         size_t nn = (size_t)n * n;
         RUN(float, sgemm_, "sgemm_", 6e-8 * n);
         RUN(double, dgemm_, "dgemm_", 1.2e-16 * n);
     }
+    if (sizes != default_sizes) free(sizes);
     return failures ? 1 : 0;
 }

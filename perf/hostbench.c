@@ -51,8 +51,10 @@
  * processes calling the same OpenBLAS on the same sizes (perf/NOTES.md). */
 #define _GNU_SOURCE
 #include "../cpu_ref/ref.h"
+#include "tools/cli.h"
 
 #include <dlfcn.h>
+#include <limits.h>
 #include <math.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -182,43 +184,97 @@ static void sleep_s(double s)
     nanosleep(&t, NULL);
 }
 
+#define PROG "fastgemm-hostbench"
+
+static int help(void)
+{
+    printf("Usage: " PROG " [--lib-env VAR=VALUE] --lib [LABEL=]PATH[@MODE] [--lib ...] [OPTION...]\n"
+           "Wall time of sgemm_/dgemm_ on matrices in pageable host memory through up to 8 BLAS\n"
+           "libraries in one process (libfastgemm, NVBLAS with NVBLAS_CONFIG_FILE, OpenBLAS),\n"
+           "their calls interleaved shape by shape in rounds of a balanced Latin square, after a\n"
+           "checked untimed call of each. CSV rows on stdout: label,prec,m,n,k,ms,gflops,\n"
+           "max_rel_err,p25_ms,p75_ms,calls (medians); a wrong result prints FAIL and exits 1.\n"
+           "perf/run_hostbench.sh runs the README's four libraries.\n"
+           "\n"
+           "      --lib [LABEL=]PATH[@MODE]  a library, loaded privately; @MODE (auto, gpu, cpu)\n"
+           "                   sets a libfastgemm's mode before each of its calls\n"
+           "      --lib-env VAR=VALUE  VAR set while the next --lib is loaded and its mode first\n"
+           "                   set (a second copy of libfastgemm with other settings); up to 4\n"
+           "      --label NAME the label of a single --lib without LABEL= (default lib)\n"
+           "      --prec s|d|sd  the precisions (default sd)\n"
+           "      --shapes all|square|MxNxK,...  the problems (default all)\n"
+           "      --max-n N    skip problems with m or n above N, or k above 4N (default 16384)\n"
+           "      --min-time S each library's timed calls fill S seconds a shape (default 1)\n"
+           "      --rounds R   rounds a shape (default 0: three passes of the square)\n"
+           "      --align BYTES  the matrices' alignment, a power of two (default 4096; 0: malloc)\n"
+           "  -h, --help       print this help and exit\n"
+           "  -V, --version    print the version and exit\n"
+           "\n"
+           "Environment: each libfastgemm's settings (FASTGEMM_*; see --lib-env), NVBLAS_CONFIG_FILE.\n");
+    return 0;
+}
+
 int main(int argc, char **argv)
 {
+    enum { LIB = 256, LIB_ENV, LABEL, PREC, SHAPES, MAX_N, MIN_TIME, ROUNDS, ALIGN };
+    static const struct option options[] = {
+        {"lib", required_argument, 0, LIB},           {"lib-env", required_argument, 0, LIB_ENV},
+        {"label", required_argument, 0, LABEL},       {"prec", required_argument, 0, PREC},
+        {"shapes", required_argument, 0, SHAPES},     {"max-n", required_argument, 0, MAX_N},
+        {"min-time", required_argument, 0, MIN_TIME}, {"rounds", required_argument, 0, ROUNDS},
+        {"align", required_argument, 0, ALIGN},       {"help", no_argument, 0, 'h'},
+        {"version", no_argument, 0, 'V'},             {0, 0, 0, 0}};
     const char *prec = "sd", *which = "all", *label = "lib";
     char *specs[8], *envs[8][4], *next_env[4];
     int nlib = 0, rounds = 0, nenvs[8] = {0}, nnext = 0;
     long max_n = 16384;
     double min_time = 1.0;
     size_t align = 4096;
-    for (int i = 1; i + 1 < argc; i += 2) {
-        if (!strcmp(argv[i], "--lib") && nlib < 8) {
+    long long v;
+    opterr = 0; /* fg_cli_option_error says it in one line */
+    for (;;) {
+        const int at = optind, c = getopt_long(argc, argv, "+:hV", options, NULL);
+        if (c == -1) break;
+        switch (c) {
+        case LIB:
+            if (nlib == 8) return fg_cli_usage_error(PROG, "at most 8 --lib");
             for (int e = 0; e < nnext; e++) envs[nlib][e] = next_env[e];
             nenvs[nlib] = nnext, nnext = 0;
-            specs[nlib++] = argv[i + 1];
-        } else if (!strcmp(argv[i], "--lib-env")) {
-            if (!strchr(argv[i + 1], '=') || nnext == 4) {
-                fprintf(stderr, "--lib-env %s: VAR=VALUE, at most 4 before one --lib\n", argv[i + 1]);
-                return 2;
-            }
-            next_env[nnext++] = argv[i + 1];
-        } else if (!strcmp(argv[i], "--label")) label = argv[i + 1];
-        else if (!strcmp(argv[i], "--prec")) prec = argv[i + 1];
-        else if (!strcmp(argv[i], "--shapes")) which = argv[i + 1];
-        else if (!strcmp(argv[i], "--max-n")) max_n = atol(argv[i + 1]);
-        else if (!strcmp(argv[i], "--min-time")) min_time = atof(argv[i + 1]);
-        else if (!strcmp(argv[i], "--rounds")) rounds = atoi(argv[i + 1]);
-        else if (!strcmp(argv[i], "--align")) align = (size_t)atol(argv[i + 1]);
-        else {
-            fprintf(stderr, "unknown option %s\n", argv[i]);
-            return 2;
+            specs[nlib++] = optarg;
+            break;
+        case LIB_ENV:
+            if (!strchr(optarg, '=') || nnext == 4)
+                return fg_cli_usage_error(PROG, "--lib-env %s: VAR=VALUE, at most 4 before one --lib", optarg);
+            next_env[nnext++] = optarg;
+            break;
+        case LABEL: label = optarg; break;
+        case PREC: prec = optarg; break;
+        case SHAPES: which = optarg; break;
+        case MAX_N:
+            if (fg_cli_number(PROG, "--max-n", optarg, 1, LONG_MAX, &v)) return 2;
+            max_n = (long)v;
+            break;
+        case MIN_TIME:
+            if (fg_cli_real(PROG, "--min-time", optarg, 0, 1e6, &min_time)) return 2;
+            break;
+        case ROUNDS:
+            if (fg_cli_number(PROG, "--rounds", optarg, 0, 1000000, &v)) return 2;
+            rounds = (int)v;
+            break;
+        case ALIGN:
+            if (fg_cli_number(PROG, "--align", optarg, 0, 1 << 30, &v)) return 2;
+            if (v && ((v & (v - 1)) || v < (long long)sizeof(void *))) /* posix_memalign's rule */
+                return fg_cli_usage_error(PROG, "--align %s is neither 0 nor a power of two from %zu",
+                                          optarg, sizeof(void *));
+            align = (size_t)v;
+            break;
+        case 'h': return help();
+        case 'V': return fg_cli_version(PROG, FASTGEMM_VERSION_STRING);
+        default: return fg_cli_option_error(PROG, c, argv[at]);
         }
     }
-    if (!nlib) {
-        fprintf(stderr, "usage: %s [--lib-env VAR=VALUE] --lib [LABEL=]PATH[@MODE] [--lib ...] [--label NAME] "
-                        "[--prec s|d|sd] [--shapes all|square|MxNxK,...] [--max-n N] [--min-time S] "
-                        "[--rounds R] [--align BYTES]\n", argv[0]);
-        return 2;
-    }
+    if (optind < argc) return fg_cli_usage_error(PROG, "unexpected argument '%s'", argv[optind]);
+    if (!nlib) return fg_cli_usage_error(PROG, "no --lib");
     static lib_t libs[8]; /* 400 KB of times each */
     for (int l = 0; l < nlib; l++)
         if (load_lib(&libs[l], specs[l], label, envs[l], nenvs[l]) != 0) return 2;

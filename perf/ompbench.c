@@ -10,6 +10,8 @@
  * timed by the host clock around synchronous calls (cuBLAS followed by a device synchronisation)
  * until --min-time seconds (default 1), at least 3 calls; the medians go to stdout as CSV rows:
  * label,prec,n,library,ms,tflops,max_rel_diff. */
+#include "tools/cli.h"
+
 #include <cublas_v2.h>
 #include <cuda_runtime.h>
 #include <fastgemm.h>
@@ -79,20 +81,55 @@ static double median_ms(int lib, int dbl, int n, const void *a, const void *b, v
     return t[reps / 2];
 }
 
+#define PROG "fastgemm-ompbench"
+
+static int help(void)
+{
+    printf("Usage: " PROG " --label NAME [--sizes 1024,4096,8192] [--prec sd] [--min-time S]\n"
+           "libfastgemm's GPU side through sgemm_/dgemm_ on device memory, next to cuBLAS on the\n"
+           "same buffers (the results compared), for the backend FASTGEMM_BACKEND names: each timed\n"
+           "by the host clock around synchronous calls for S seconds, at least 3 calls. CSV rows\n"
+           "on stdout: label,prec,n,library,ms,tflops,max_rel_diff (medians).\n"
+           "\n"
+           "      --label NAME     the rows' label (default fastgemm)\n"
+           "      --sizes N,...    the square sizes (default 1024,4096,8192)\n"
+           "      --prec s|d|sd    the precisions (default sd)\n"
+           "      --min-time S     seconds of calls a size and library (default 1)\n"
+           "  -h, --help           print this help and exit\n"
+           "  -V, --version        print the version and exit\n"
+           "\n"
+           "Environment: FASTGEMM_BACKEND (cuda or omp: read once a process), FASTGEMM_KERNEL,\n"
+           "OMP_TARGET_OFFLOAD; the GPU is CUDA device 0.\n");
+    return 0;
+}
+
 int main(int argc, char **argv)
 {
+    enum { LABEL = 256, SIZES, PREC, MIN_TIME };
+    static const struct option options[] = {
+        {"label", required_argument, 0, LABEL},       {"sizes", required_argument, 0, SIZES},
+        {"prec", required_argument, 0, PREC},         {"min-time", required_argument, 0, MIN_TIME},
+        {"help", no_argument, 0, 'h'},                {"version", no_argument, 0, 'V'},
+        {0, 0, 0, 0}};
     const char *label = "fastgemm", *sizes = "1024,4096,8192", *prec = "sd";
     double min_time = 1.0;
-    for (int i = 1; i + 1 < argc; i += 2) {
-        if (!strcmp(argv[i], "--label")) label = argv[i + 1];
-        else if (!strcmp(argv[i], "--sizes")) sizes = argv[i + 1];
-        else if (!strcmp(argv[i], "--prec")) prec = argv[i + 1];
-        else if (!strcmp(argv[i], "--min-time")) min_time = atof(argv[i + 1]);
-        else {
-            fprintf(stderr, "unknown option %s\n", argv[i]);
-            return 2;
+    opterr = 0; /* fg_cli_option_error says it in one line */
+    for (;;) {
+        const int at = optind, c = getopt_long(argc, argv, "+:hV", options, NULL);
+        if (c == -1) break;
+        switch (c) {
+        case LABEL: label = optarg; break;
+        case SIZES: sizes = optarg; break;
+        case PREC: prec = optarg; break;
+        case MIN_TIME:
+            if (fg_cli_real(PROG, "--min-time", optarg, 0, 1e6, &min_time)) return 2;
+            break;
+        case 'h': return help();
+        case 'V': return fg_cli_version(PROG, fastgemm_version());
+        default: return fg_cli_option_error(PROG, c, argv[at]);
         }
     }
+    if (optind < argc) return fg_cli_usage_error(PROG, "unexpected argument '%s'", argv[optind]);
     CHECK(cublasCreate(&handle) == 0);
     printf("label,prec,n,library,ms,tflops,max_rel_diff\n");
     for (const char *p = prec; *p; p++) {

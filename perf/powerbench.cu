@@ -7,6 +7,7 @@
 // time on device pointers, each timed by events; NVML (loaded at run time) is read every 10 ms.
 // Usage: fastgemm-powerbench [--seconds S] [--rounds R] [--csv FILE] s|d MxNxK|N NN|NT|TN|TT ...
 #include "perf_util.cuh"
+#include "tools/cli.h"
 
 #include <fastgemm.h>
 
@@ -152,22 +153,60 @@ bool run(cublasHandle_t h, cudaStream_t s, const Nvml &nv, Sampler &smp, const c
 
 } // namespace
 
+#define PROG "fastgemm-powerbench"
+
+static int help()
+{
+    printf("Usage: " PROG " [--seconds S] [--rounds R] [--csv FILE] s|d MxNxK|N NN|NT|TN|TT ...\n"
+           "libfastgemm against cuBLAS in sustained phases, with the GPU's clock, power and energy:\n"
+           "for each problem (precision, shape, transposes) both results are validated, then R pairs\n"
+           "of phases, cuBLAS first, each library alone for S seconds, 0.3 s idle before each. CSV\n"
+           "rows: the median call, the mean SM clock and board power, the joules a call (NVML).\n"
+           "\n"
+           "      --seconds S  the length of a phase (default 3)\n"
+           "      --rounds R   pairs of phases a problem (default 2)\n"
+           "      --csv FILE   the CSV (default stdout)\n"
+           "  -h, --help       print this help and exit\n"
+           "  -V, --version    print the version and exit\n"
+           "\n"
+           "Environment: libfastgemm's settings (FASTGEMM_KERNEL, ...); the GPU is CUDA device 0.\n");
+    return 0;
+}
+
 int main(int argc, char **argv)
 {
+    enum { SECONDS = 256, ROUNDS, CSV };
+    static const struct option options[] = {
+        {"seconds", required_argument, 0, SECONDS}, {"rounds", required_argument, 0, ROUNDS},
+        {"csv", required_argument, 0, CSV},         {"help", no_argument, 0, 'h'},
+        {"version", no_argument, 0, 'V'},           {0, 0, 0, 0}};
     double seconds = 3;
-    int rounds = 2, i = 1;
+    int rounds = 2;
+    long long v;
     FILE *csv = stdout;
-    for (; i + 1 < argc && argv[i][0] == '-'; i += 2) {
-        const std::string o = argv[i];
-        if (o == "--seconds") seconds = atof(argv[i + 1]);
-        else if (o == "--rounds") rounds = atoi(argv[i + 1]);
-        else if (o == "--csv" && !(csv = fopen(argv[i + 1], "w"))) return perror(argv[i + 1]), 2;
-        else if (o != "--csv") return fprintf(stderr, "unknown option %s\n", argv[i]), 2;
+    opterr = 0; // fg_cli_option_error says it in one line
+    for (;;) { // the options, then the problems
+        const int at = optind, c = getopt_long(argc, argv, "+:hV", options, NULL);
+        if (c == -1) break;
+        switch (c) {
+        case SECONDS:
+            if (fg_cli_real(PROG, "--seconds", optarg, 1e-3, 1e6, &seconds)) return 2;
+            break;
+        case ROUNDS:
+            if (fg_cli_number(PROG, "--rounds", optarg, 1, 1000000, &v)) return 2;
+            rounds = (int)v;
+            break;
+        case CSV:
+            if (!(csv = fopen(optarg, "w"))) return perror(optarg), 2;
+            break;
+        case 'h': return help();
+        case 'V': return fg_cli_version(PROG, fastgemm_version());
+        default: return fg_cli_option_error(PROG, c, argv[at]);
+        }
     }
-    if (i == argc || (argc - i) % 3 != 0 || seconds <= 0 || rounds < 1) {
-        fprintf(stderr, "usage: fastgemm-powerbench [--seconds S] [--rounds R] [--csv FILE] s|d MxNxK|N NN|NT|TN|TT ...\n");
-        return 2;
-    }
+    int i = optind;
+    if (i == argc || (argc - i) % 3 != 0)
+        return fg_cli_usage_error(PROG, "the problems come in threes: s|d MxNxK|N NN|NT|TN|TT");
     Nvml nv;
     if (!nv.open()) return fprintf(stderr, "fastgemm-powerbench: NVML (libnvidia-ml.so.1) not usable\n"), 2;
     Sampler smp(nv);

@@ -4,7 +4,8 @@
 # from their start to their end: the system OpenBLAS alone; libfastgemm preloaded over it in auto
 # mode with no stored profile (an empty cache folder each time) and with one (measured first by
 # fastgemm-calibrate); NVBLAS over it. CALLS 3 and 10, REPS rounds (default 5), the labels in a
-# new order each round. Writes OUT/coldstart.csv (label,calls,round,ms) and prints the medians.
+# new order each round. Writes OUT/coldstart.csv (label,calls,round,ms,gemm_ms,main_ms: the whole
+# process, its calls, its main from the first fill to the last check) and prints the medians.
 set -u
 BUILD=$1 OUT=$2 N=${3:-4096} REPS=${4:-5}
 BENCH=$BUILD/fastgemm-coldstart
@@ -16,7 +17,7 @@ rm -f "$OUT"/trace_*.log "$OUT/coldstart.log"
 sh "$(dirname "$0")/nvblas_conf.sh" "$OUT/nvblas.conf" "$OPENBLAS" "$OUT/nvblas.log"
 echo "OpenBLAS: $OPENBLAS; NVBLAS: $NVBLAS; n = $N" >&2
 XDG_CACHE_HOME=$OUT/cache "$BUILD/fastgemm-calibrate" -q || echo "fastgemm-calibrate failed" >&2
-echo "label,calls,round,ms" > "$OUT/coldstart.csv"
+echo "label,calls,round,ms,gemm_ms,main_ms" > "$OUT/coldstart.csv"
 run() { # LABEL CALLS ROUND: one process, timed
   label=$1 calls=$2 round=$3
   fresh=$(mktemp -d)
@@ -33,7 +34,9 @@ run() { # LABEL CALLS ROUND: one process, timed
   t1=$(date +%s%N)
   rm -rf "$fresh"
   [ $rc -eq 0 ] || { echo "$label $calls round $round: exit $rc" >&2; cat "$OUT/run.log" >&2; }
-  echo "$label,$calls,$round,$(( (t1 - t0) / 1000 ))e-3" >> "$OUT/coldstart.csv"
+  gemm=$(awk '/^call [0-9]+:/ {s += $3} END {printf "%.1f", s}' "$OUT/run.log")
+  main=$(awk '/^main:/ {print $2}' "$OUT/run.log")
+  echo "$label,$calls,$round,$(( (t1 - t0) / 1000 ))e-3,$gemm,${main:-nan}" >> "$OUT/coldstart.csv"
   { echo "== $label $calls round $round"; cat "$OUT/run.log"; } >> "$OUT/coldstart.log"
 }
 labels="openblas fastgemm_noprofile fastgemm_profile"
@@ -51,10 +54,11 @@ rows = list(csv.DictReader(open(sys.argv[1])))
 for calls in ("3", "10"):
     med = {}
     for label in sorted({r["label"] for r in rows}):
-        v = [float(r["ms"]) for r in rows if r["label"] == label and r["calls"] == calls]
-        if v: med[label] = statistics.median(v)
+        mine = [r for r in rows if r["label"] == label and r["calls"] == calls]
+        if mine:
+            med[label] = [statistics.median(float(r[k]) for r in mine) for k in ("ms", "gemm_ms", "main_ms")] + [len(mine)]
     base = med.get("openblas")
-    for label, m in med.items():
-        ratio = f"  OpenBLAS/this {base / m:.2f}" if base else ""
-        print(f"{calls:>2} calls  {label:<20} median {m:8.1f} ms  (of {sum(1 for r in rows if r['label'] == label and r['calls'] == calls)}){ratio}")
+    for label, (m, g, mm, count) in med.items():
+        ratio = f"  OpenBLAS/this {base[0] / m:.2f}" if base else ""
+        print(f"{calls:>2} calls  {label:<20} median {m:8.1f} ms (calls {g:7.1f}, main {mm:7.1f}, outside main {m - mm:6.1f}; of {count}){ratio}")
 PY

@@ -17,6 +17,7 @@
 //                       [--csv FILE] [--kernel NAME] [--queued 0|1]
 #include "perf_util.cuh"
 #include "shapes.h"
+#include "tools/cli.h"
 
 #include <fastgemm.h>
 
@@ -192,27 +193,82 @@ static void summarize(const std::vector<Outcome> &all, char prec, bool big)
            lowest->p.ta, lowest->p.tb, lowest->p.m, lowest->p.n, lowest->p.k, below);
 }
 
+#define PROG "fastgemm-sweep"
+
+static int help()
+{
+    printf("Usage: " PROG " [OPTION...]\n"
+           "libfastgemm against cuBLAS (cublasGemmEx) on device pointers, in one run: for each\n"
+           "problem both are validated (C poisoned with NaN; 256 entries against FP64 dot products),\n"
+           "then timed with CUDA events over input sets larger than L2, in alternating rounds.\n"
+           "Writes a CSV, prints a table, and for random shapes a summary line per precision and\n"
+           "flop class. Exit status 1 when a result is wrong.\n"
+           "\n"
+           "      --prec s|d|s,d   the precisions (default s)\n"
+           "      --shapes square|irregular|all|MxNxK,...|random:COUNT:SEED[:LO:HI]\n"
+           "                       the problems (default all); random: COUNT seeded problems, m, n,\n"
+           "                       k log-uniform in [64, 12000] (or [LO, HI]), transposes at random\n"
+           "      --trans all|NN,TN,...  the transpose pairs of the listed shapes (default all)\n"
+           "      --gflop MIN:MAX  keep the random problems of MIN to MAX GFLOP\n"
+           "      --ld-extra N     add N to every leading dimension (default 0)\n"
+           "      --reps N         timed calls a problem and library (default 20)\n"
+           "      --csv FILE       the CSV (default sweep.csv)\n"
+           "      --kernel NAME    force libfastgemm's kernel (sets FASTGEMM_KERNEL)\n"
+           "      --queued 0|1     1: hold the stream until a round is queued, so that the events\n"
+           "                       time the GPU's work alone (default 0)\n"
+           "  -h, --help           print this help and exit\n"
+           "  -V, --version        print the version and exit\n"
+           "\n"
+           "Environment: libfastgemm's settings (FASTGEMM_KERNEL, FASTGEMM_SPLIT_K, FASTGEMM_STREAM_K,\n"
+           "...); CUDA_VISIBLE_DEVICES (device 0 is used).\n");
+    return 0;
+}
+
 int main(int argc, char **argv)
 {
+    enum { PREC = 256, SHAPES, TRANS, REPS, CSV, KERNEL, QUEUED, LD_EXTRA, GFLOP };
+    static const struct option options[] = {
+        {"prec", required_argument, 0, PREC},         {"shapes", required_argument, 0, SHAPES},
+        {"trans", required_argument, 0, TRANS},       {"reps", required_argument, 0, REPS},
+        {"csv", required_argument, 0, CSV},           {"kernel", required_argument, 0, KERNEL},
+        {"queued", required_argument, 0, QUEUED},     {"ld-extra", required_argument, 0, LD_EXTRA},
+        {"gflop", required_argument, 0, GFLOP},       {"help", no_argument, 0, 'h'},
+        {"version", no_argument, 0, 'V'},             {0, 0, 0, 0}};
     std::string prec = "s", shapes = "all", trans = "all", csv_path = "sweep.csv";
     int reps = 20, queued = 0;
     double gflop_min = 0, gflop_max = INFINITY;
-    for (int i = 1; i + 1 < argc; i += 2) {
-        if (!strcmp(argv[i], "--prec")) prec = argv[i + 1];
-        else if (!strcmp(argv[i], "--shapes")) shapes = argv[i + 1];
-        else if (!strcmp(argv[i], "--trans")) trans = argv[i + 1];
-        else if (!strcmp(argv[i], "--reps")) reps = atoi(argv[i + 1]);
-        else if (!strcmp(argv[i], "--csv")) csv_path = argv[i + 1];
-        else if (!strcmp(argv[i], "--kernel")) setenv("FASTGEMM_KERNEL", argv[i + 1], 1);
-        else if (!strcmp(argv[i], "--queued")) queued = atoi(argv[i + 1]);
-        else if (!strcmp(argv[i], "--ld-extra")) ld_extra = atol(argv[i + 1]);
-        else if (!strcmp(argv[i], "--gflop")) {
-            if (!parse_gflop_window(argv[i + 1], &gflop_min, &gflop_max)) return 2;
-        } else {
-            fprintf(stderr, "unknown option %s\n", argv[i]);
-            return 2;
+    long long v;
+    opterr = 0; // fg_cli_option_error says it in one line
+    for (;;) {
+        const int at = optind, c = getopt_long(argc, argv, "+:hV", options, NULL);
+        if (c == -1) break;
+        switch (c) {
+        case PREC: prec = optarg; break;
+        case SHAPES: shapes = optarg; break;
+        case TRANS: trans = optarg; break;
+        case REPS:
+            if (fg_cli_number(PROG, "--reps", optarg, 1, 1000000, &v)) return 2;
+            reps = (int)v;
+            break;
+        case CSV: csv_path = optarg; break;
+        case KERNEL: setenv("FASTGEMM_KERNEL", optarg, 1); break;
+        case QUEUED:
+            if (fg_cli_number(PROG, "--queued", optarg, 0, 1, &v)) return 2;
+            queued = (int)v;
+            break;
+        case LD_EXTRA:
+            if (fg_cli_number(PROG, "--ld-extra", optarg, 0, 1 << 30, &v)) return 2;
+            ld_extra = (long)v;
+            break;
+        case GFLOP:
+            if (!parse_gflop_window(optarg, &gflop_min, &gflop_max)) return 2;
+            break;
+        case 'h': return help();
+        case 'V': return fg_cli_version(PROG, fastgemm_version());
+        default: return fg_cli_option_error(PROG, c, argv[at]);
         }
     }
+    if (optind < argc) return fg_cli_usage_error(PROG, "unexpected argument '%s'", argv[optind]);
     std::vector<Shape> list;
     const std::vector<Shape> square = {{256, 256, 256},    {512, 512, 512},    {1024, 1024, 1024},
                                        {2048, 2048, 2048}, {3072, 3072, 3072}, {4096, 4096, 4096},

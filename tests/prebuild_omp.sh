@@ -7,8 +7,8 @@
 set -eu
 build=$1 dest=$2
 mkdir -p "$dest"
-cp "$build/tests/test_omp_interop" "$build/libfastgemm_omp.so" "$dest/"
-gomp=$(ldd "$build/libfastgemm_omp.so" | sed -n 's/.*libgomp.so.1 => \([^ ]*\).*/\1/p')
+cp "$build/tests/test_omp_interop" "$build/fastgemm/libfastgemm_omp.so" "$dest/"
+gomp=$(ldd "$build/fastgemm/libfastgemm_omp.so" | sed -n 's/.*libgomp.so.1 => \([^ ]*\).*/\1/p')
 [ -n "$gomp" ] || { echo "prebuild_omp.sh: libfastgemm_omp.so links no libgomp.so.1" >&2; exit 1; }
 cp -L "$gomp" "$dest/libgomp.so.1"
 cp -L "$(dirname "$gomp")/libgomp-plugin-nvptx.so.1" "$dest/"

@@ -80,7 +80,7 @@ if [ -n "${SWEEP:-}" ]; then
 fi
 if [ -n "${OMPBENCH:-}" ]; then # both GPU backends next to cuBLAS on device memory
   omp_env=""
-  [ -e libfastgemm_omp.so ] ||
+  [ -e fastgemm/libfastgemm_omp.so ] ||
     omp_env="FASTGEMM_OMP_LIB=$CARRY/prebuilt/libfastgemm_omp.so LD_LIBRARY_PATH=$CARRY/prebuilt:${LD_LIBRARY_PATH:-}"
   { FASTGEMM_BACKEND=cuda ./fastgemm-ompbench --label cuda $OMPBENCH
     for k in omp_direct omp_team; do

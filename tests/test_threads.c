@@ -6,7 +6,8 @@
  *   test_threads fork     (gpu) a GEMM on the GPU, then fork(): the child's GEMMs are right
  *                         (on the CPU: CUDA does not survive fork), the parent's next GEMM runs
  *                         on the GPU again, and both processes exit cleanly.
- *   test_threads fork-inflight  (gpu) fork() while another thread is inside a GEMM on the GPU:
+ *   test_threads fork-inflight  (gpu) fork() while another thread is inside a GEMM on the GPU
+ *                         (sgemm_ 4096^3 on host operands, back to back):
  *                         fork returns, the child's GEMMs are right (on the CPU), the other
  *                         thread's GEMMs are right, and both processes exit cleanly.
  *   test_threads exit-inflight  (gpu) main returns while another thread is inside a GEMM on the
@@ -173,17 +174,35 @@ static int omp_callers(void)
 #endif
 }
 
-/* The GEMMs in flight: GPU calls of 2000^3 one after the other (each checked) until `stop`. */
+/* The GEMMs in flight: sgemm_ calls of 4096^3 on host operands (on the GPU under
+ * FASTGEMM_MODE=gpu), back to back until `stop`, each checked at 256 entries against one
+ * reference computed first. inflight_inside is 1 from just before a call until it returns. */
+enum { INFLIGHT_N = 4096 };
 static atomic_int inflight_inside, inflight_stop, inflight_calls;
 static void *inflight_worker(void *arg)
 {
     worker_t *w = arg;
+    const int n = INFLIGHT_N;
+    const size_t count = (size_t)n * n;
+    float *a = malloc(count * 4), *b = malloc(count * 4), *c = malloc(count * 4), *want = malloc(count * 4);
     rng_t r = {99};
+    for (size_t i = 0; i < count; i++) a[i] = (float)rng_uniform(&r), b[i] = (float)rng_uniform(&r);
+    ref_sgemm('N', 'N', n, n, n, 1, a, n, b, n, 0, want, n);
+    const float one = 1, zero = 0;
     while (!atomic_load(&inflight_stop)) {
         atomic_store(&inflight_inside, 1);
-        w->fails += one_call(&r, inflight_calls % 2, 0, 2000, 2000, 2000, "in flight");
+        sgemm_("N", "N", &n, &n, &n, &one, a, &n, b, &n, &zero, c, &n, 1, 1);
+        atomic_store(&inflight_inside, 0);
+        int bad = 0;
+        for (int s = 0; s < 256; s++) {
+            const size_t i = ((size_t)s * 2654435761u + (size_t)atomic_load(&inflight_calls)) % count;
+            bad += !(fabs(c[i] - want[i]) <= 2.0 * (n + 2) * FLT_EPSILON * n);
+        }
+        if (bad) printf("FAIL: GEMM %d in flight: %d of 256 entries wrong\n", atomic_load(&inflight_calls), bad);
+        w->fails += bad != 0;
         atomic_fetch_add(&inflight_calls, 1);
     }
+    free(a), free(b), free(c), free(want);
     return NULL;
 }
 
@@ -205,13 +224,15 @@ static int child_gemms(rng_t *r)
     return cf;
 }
 
-/* Starts the in-flight worker and waits until it is inside its first GEMM (and 20 ms more). */
+/* Starts the in-flight worker and waits until it has made one GEMM (the GPU is set up) and is
+ * inside another, 2 ms into it (a call takes several). */
 static void start_inflight(pthread_t *t, worker_t *w)
 {
     *w = (worker_t){0, 0};
     pthread_create(t, NULL, inflight_worker, w);
-    while (!atomic_load(&inflight_inside)) nanosleep(&(struct timespec){0, 1000000}, NULL);
-    nanosleep(&(struct timespec){0, 20000000}, NULL);
+    while (atomic_load(&inflight_calls) < 1 || !atomic_load(&inflight_inside))
+        nanosleep(&(struct timespec){0, 200000}, NULL);
+    nanosleep(&(struct timespec){0, 2000000}, NULL);
 }
 
 static int fork_inflight(void)
@@ -225,7 +246,8 @@ static int fork_inflight(void)
     pid_t pid = fork();
     if (pid == 0) _exit(child_gemms(&r) != 0);
     int fails = 0, status = 0;
-    printf("fork returned with %d GEMM(s) done in the other thread before it\n", calls_before);
+    printf("fork returned; the other thread had made %d GEMM(s) and was %s one\n", calls_before,
+           calls_before == atomic_load(&inflight_calls) ? "inside" : "past");
     if (pid < 0 || waitpid(pid, &status, 0) != pid || !WIFEXITED(status) || WEXITSTATUS(status)) {
         printf("FAIL: the child did not exit cleanly (status %d)\n", status);
         fails++;
@@ -244,7 +266,8 @@ static int exit_inflight(void)
     pthread_t t;
     static worker_t w; /* the worker still writes it while the process exits */
     start_inflight(&t, &w);
-    printf("main returns with a GEMM in flight (%d done before, %d wrong)\n",
+    const int inside = atomic_load(&inflight_inside);
+    printf("main returns %s a GEMM (%d done before, %d wrong)\n", inside ? "inside" : "between",
            atomic_load(&inflight_calls), w.fails);
     fflush(stdout);
     return w.fails != 0;

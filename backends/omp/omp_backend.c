@@ -1,8 +1,9 @@
 /* omp_backend.c: FASTGEMM_BACKEND=omp. The OpenMP-target GEMM lives in a module of its own,
  * libfastgemm_omp.so (backends/omp/omp_gemm.c), built by a compiler with OpenMP offload:
  * libfastgemm itself never depends on an offloading OpenMP runtime. The module is loaded at the
- * first call that wants it, from FASTGEMM_OMP_LIB or else the folder libfastgemm was loaded
- * from. */
+ * first call that wants it, from FASTGEMM_OMP_LIB or else fastgemm/libfastgemm_omp.so in the
+ * folder libfastgemm was loaded from (<libdir>/fastgemm when installed, build/fastgemm in the
+ * build tree: a private folder, out of the linker's and ldconfig's way). */
 #define _GNU_SOURCE /* dladdr */
 #include "backends/backend.h"
 
@@ -25,9 +26,9 @@ static void load(void)
         snprintf(path, sizeof path, "%s", lib_path);
     } else if (dladdr((void *)fg_omp_gemm, &self) && self.dli_fname && strchr(self.dli_fname, '/')) {
         int dir = (int)(strrchr(self.dli_fname, '/') - self.dli_fname);
-        snprintf(path, sizeof path, "%.*s/libfastgemm_omp.so", dir, self.dli_fname);
+        snprintf(path, sizeof path, "%.*s/fastgemm/libfastgemm_omp.so", dir, self.dli_fname);
     } else {
-        snprintf(path, sizeof path, "libfastgemm_omp.so");
+        snprintf(path, sizeof path, "libfastgemm_omp.so"); /* the loader's search path */
     }
     void *h = dlopen(path, RTLD_NOW | RTLD_LOCAL);
     if (!h) {
