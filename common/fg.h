@@ -142,8 +142,6 @@ FG_HIDDEN double fg_now_s(void);
  * a local scope), never one of libfastgemm or of another copy of it; NULL when there is none.
  * *skipped (when not NULL) names a copy of libfastgemm that defines it, if one was passed over. */
 FG_HIDDEN void *fg_next_symbol(const char *name, const char **skipped);
-/* 1 when the symbol at address sym is this libfastgemm's own. */
-FG_HIDDEN int fg_is_ours(const void *sym);
 /* 1 when a dlopen handle is a libfastgemm (this copy or another). */
 FG_HIDDEN int fg_handle_is_fastgemm(void *handle);
 

@@ -34,10 +34,8 @@ static int is_fastgemm(struct link_map *map)
     return yes;
 }
 
-int fg_is_ours(const void *sym)
-{
-    return sym && object_of(sym) == object_of((const void *)&fg_is_ours);
-}
+/* This libfastgemm's own object. */
+static struct link_map *self(void) { return object_of((const void *)&self); }
 
 int fg_handle_is_fastgemm(void *handle)
 {
@@ -45,7 +43,8 @@ int fg_handle_is_fastgemm(void *handle)
     return handle && dlinfo(handle, RTLD_DI_LINKMAP, &map) == 0 && map && is_fastgemm(map);
 }
 
-/* The loaded objects in load order (local scopes included), listed under the loader's lock. */
+/* The loaded objects in load order (local scopes included), listed under the loader's lock:
+ * counted first, then copied (objects loaded in between are not searched). */
 typedef struct {
     char name[512];
     uintptr_t addr;
@@ -55,11 +54,18 @@ typedef struct {
     int n, cap;
 } objects;
 
+static int count_object(struct dl_phdr_info *info, size_t size, void *arg)
+{
+    (void)info, (void)size;
+    ++*(int *)arg;
+    return 0;
+}
+
 static int list_object(struct dl_phdr_info *info, size_t size, void *arg)
 {
     (void)size;
     objects *o = arg;
-    if (o->n == o->cap) return 1; /* the list is full: the rest is not searched */
+    if (o->n == o->cap) return 1;
     snprintf(o->v[o->n].name, sizeof o->v[o->n].name, "%s", info->dlpi_name ? info->dlpi_name : "");
     o->v[o->n++].addr = info->dlpi_addr;
     return 0;
@@ -75,10 +81,12 @@ void *fg_next_symbol(const char *name, const char **skipped)
     if (map && !is_fastgemm(map)) return p;
     /* Otherwise every loaded object in load order: the first one that defines the name itself
      * (not through a dependency) and is no libfastgemm. */
-    objects o = {malloc(256 * sizeof(object)), 0, 256};
+    int count = 0;
+    dl_iterate_phdr(count_object, &count);
+    objects o = {malloc((size_t)count * sizeof(object)), 0, count};
     if (!o.v) return NULL;
     dl_iterate_phdr(list_object, &o);
-    struct link_map *self = object_of((const void *)&fg_is_ours);
+    struct link_map *ours = self();
     void *found = NULL;
     for (int i = 0; i < o.n && !found; i++) {
         void *h = dlopen(o.v[i].name[0] ? o.v[i].name : NULL, RTLD_LAZY | RTLD_NOLOAD);
@@ -86,7 +94,7 @@ void *fg_next_symbol(const char *name, const char **skipped)
         void *s = dlsym(h, name);
         dlclose(h);
         struct link_map *m = object_of(s);
-        if (!m || m == self || m->l_addr != o.v[i].addr) continue;
+        if (!m || m == ours || m->l_addr != o.v[i].addr) continue;
         if (!is_fastgemm(m)) {
             found = s;
         } else if (skipped && !*skipped) {
