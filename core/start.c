@@ -10,6 +10,7 @@
 #include "core/dispatch.h"
 #include "core/model.h"
 #include "core/settings.h"
+#include "core/trace.h"
 
 #include <pthread.h>
 #include <stdatomic.h>
@@ -25,8 +26,9 @@ static int have_thread; /* thread is this process's, and not yet joined */
 static int start_device;
 static fg_abi start_abi;
 
-/* One 256^3 call of each precision on host operands, through the pipeline: 0, or -1. */
-static int warm_up(const fg_settings *s, int device, fg_abi abi)
+/* One 256^3 call of each precision on host operands, through the pipeline, each one's seconds
+ * in ms[dt]: 0, or -1. */
+static int warm_up(const fg_settings *s, int device, fg_abi abi, double ms[2])
 {
     const int64_t n = 256;
     double *a = malloc(sizeof(double) * n * n), *b = malloc(sizeof(double) * n * n),
@@ -39,7 +41,9 @@ static int warm_up(const fg_settings *s, int device, fg_abi abi)
         fg_call call = {&g, {FG_MEM_HOST, FG_MEM_HOST, FG_MEM_HOST, -1, NULL}, device, s, 0,
                         fg_cpu_gemm, fg_active_calls};
         char why[256];
+        const double t0 = fg_now_s();
         if (fg_gpu_gemm(&call, why, sizeof why) != FG_OK) rc = -1;
+        ms[dt] = 1e3 * (fg_now_s() - t0);
     }
     free(a);
     free(b);
@@ -75,23 +79,31 @@ static void *run(void *arg)
     const fg_settings *s = fg_settings_get();
     int device = start_device;
     const fg_abi abi = start_abi;
+    const double t0 = fg_now_s();
     const int usable = fg_gpu_usable(&device);
+    const double probe_ms = 1e3 * (fg_now_s() - t0);
     atexit(stop_start);
-    if (!usable || atomic_load(&stop) || warm_up(s, device, abi) != 0) {
+    double ms[2] = {0, 0};
+    if (!usable || atomic_load(&stop) || warm_up(s, device, abi, ms) != 0) {
         finish(0, NULL);
         return NULL;
     }
     atomic_store(&started, 1);
+    const double t1 = fg_now_s();
     char path[1200];
     fg_profile_path(s, device, abi, path, sizeof path);
     fg_profile p;
-    if (fg_profile_load(&p, path) == 0) {
-        finish(1, &p);
-        return NULL;
+    const int loaded = fg_profile_load(&p, path) == 0;
+    int ok = loaded;
+    if (!loaded) {
+        const fg_measure how = {device, 1, abi, &stop};
+        ok = fg_measure_profile(s, &how, &p) == 0;
     }
-    const fg_measure how = {device, 1, abi, &stop};
-    const int ok = fg_measure_profile(s, &how, &p) == 0;
     finish(ok, ok ? &p : NULL);
+    fg_trace_note(s, "gpu-start device=%d probe=%.1f ms sgemm=%.1f ms dgemm=%.1f ms profile=%s %.1f ms",
+                  device, probe_ms, ms[0], ms[1], loaded ? "loaded" : ok ? "measured" : "failed",
+                  1e3 * (fg_now_s() - t1));
+    if (loaded) return NULL;
     if (ok && fg_profile_save(&p, path) != 0 && path[0])
         fg_warn("the GPU/CPU cost profile cannot be written to %s", path);
     return NULL;

@@ -4,12 +4,15 @@
  * the predictions once the cost model has them, and in parentheses where the call ran or why it
  * fell back. The first call of a family of names (fg_abi) that runs on the CPU is preceded by
  * a line naming the CPU BLAS it went to:
- *   fastgemm: cpu-blas=/usr/lib/x86_64-linux-gnu/libopenblas.so.0 for sgemm_ pid=.. */
+ *   fastgemm: cpu-blas=/usr/lib/x86_64-linux-gnu/libopenblas.so.0 for sgemm_ pid=..
+ * and the GPU's start (core/start.c) says how long each of its steps took:
+ *   fastgemm: gpu-start device=0 probe=.. ms sgemm=.. ms dgemm=.. ms profile=loaded .. ms pid=.. */
 #define _GNU_SOURCE
 #include "core/trace.h"
 
 #include "backends/backend.h"
 
+#include <stdarg.h>
 #include <stdatomic.h>
 #include <stdio.h>
 #include <unistd.h>
@@ -28,6 +31,20 @@ static void put(int fd, char *line, int len, size_t cap)
     }
     ssize_t w = write(fd, line, (size_t)len);
     (void)w;
+}
+
+void fg_trace_note(const fg_settings *s, const char *fmt, ...)
+{
+    if (s->trace_fd < 0) return;
+    char line[400];
+    int len = snprintf(line, sizeof line, "fastgemm: ");
+    va_list ap;
+    va_start(ap, fmt);
+    len += vsnprintf(line + len, sizeof line - (size_t)len, fmt, ap);
+    va_end(ap);
+    if (len < (int)sizeof line)
+        len += snprintf(line + len, sizeof line - (size_t)len, " pid=%ld\n", (long)getpid());
+    put(s->trace_fd, line, len, sizeof line);
 }
 
 void fg_trace_end(const fg_settings *s, const fg_trace *t, const fg_gemm_args *g,

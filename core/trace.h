@@ -17,6 +17,10 @@ typedef struct {
  * (one write: lines of concurrent calls do not interleave). */
 FG_HIDDEN void fg_trace_end(const fg_settings *s, const fg_trace *t, const fg_gemm_args *g,
                             fastgemm_backend b, const char *why);
+/* When the settings trace, writes "fastgemm: " and the formatted text, then " pid=..": a line
+ * that is not a call's (the GPU's start, for one). */
+FG_HIDDEN void fg_trace_note(const fg_settings *s, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
 /* The calling thread's last call was rejected by the argument check (backend none). */
 FG_HIDDEN void fg_trace_rejected(void);
 

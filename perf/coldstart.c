@@ -4,6 +4,8 @@
  * call to call), checks an entry of each C against a sum in double, prints each call's time and
  * main's, and exits. Run alone it measures that BLAS; with LD_PRELOAD=libfastgemm.so,
  * libfastgemm with its cold start (perf/run_coldstart.sh times whole processes).
+ * With COLDSTART_LAUNCH_NS (the launcher's `date +%s%N`) it also prints when main began and
+ * returned, for the time before and after it.
  * Usage: COLDSTART_BLAS=/path/libopenblas.so.0 fastgemm-coldstart N CALLS */
 #define _GNU_SOURCE
 #include "tools/cli.h"
@@ -27,16 +29,28 @@ static double now_ms(void)
     return 1e3 * (double)t.tv_sec + 1e-6 * (double)t.tv_nsec;
 }
 
+/* Milliseconds since COLDSTART_LAUNCH_NS (the launcher's CLOCK_REALTIME in ns, as `date +%s%N`
+ * gives it), or a negative number where it is not set. */
+static double since_launch_ms(void)
+{
+    const char *t0 = getenv("COLDSTART_LAUNCH_NS");
+    if (!t0) return -1;
+    struct timespec t;
+    clock_gettime(CLOCK_REALTIME, &t);
+    return 1e3 * (double)t.tv_sec + 1e-6 * (double)t.tv_nsec - 1e-6 * strtod(t0, NULL);
+}
+
 #define PROG "fastgemm-coldstart"
 
 static int help(void)
 {
-    printf("Usage: COLDSTART_BLAS=LIB " PROG " N CALLS\n"
+    printf("Usage: " PROG " N CALLS  (with COLDSTART_BLAS=LIB in the environment)\n"
            "A one-off program for timing whole processes (perf/run_coldstart.sh): loads the BLAS\n"
            "library LIB (a path for dlopen, e.g. the system's libopenblas.so.0) as a program linked\n"
            "with it would have it, makes CALLS sgemm_ calls of N^3 on host matrices, checks an entry\n"
            "of each C, and prints each call's time and main's. Run it with LD_PRELOAD=libfastgemm.so to\n"
-           "time libfastgemm's cold start over that BLAS.\n"
+           "time libfastgemm's cold start over that BLAS. With COLDSTART_LAUNCH_NS (the launcher's\n"
+           "`date +%%s%%N`) it also prints when main began and returned.\n"
            "\n"
            "  -h, --help     print this help and exit\n"
            "  -V, --version  print the version and exit\n");
@@ -55,6 +69,7 @@ int main(int argc, char **argv)
         if (c == 'V') return fg_cli_version(PROG, FASTGEMM_VERSION_STRING);
         return fg_cli_option_error(PROG, c, argv[at]);
     }
+    const double entered = since_launch_ms(); /* exec, the loader, libraries' constructors */
     const char *lib = getenv("COLDSTART_BLAS");
     if (argc - optind != 2) return fg_cli_usage_error(PROG, "N and CALLS are needed");
     if (!lib) return fg_cli_usage_error(PROG, "COLDSTART_BLAS names no BLAS library");
@@ -98,5 +113,8 @@ int main(int argc, char **argv)
     }
     printf("main: %.1f ms from the first fill to the last check\n", now_ms() - t_main);
     free(a), free(b), free(c);
+    if (entered >= 0)
+        printf("launch: %.1f ms from the launch to main, %.1f ms to main's return\n", entered,
+               since_launch_ms());
     return bad != 0;
 }

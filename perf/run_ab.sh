@@ -7,20 +7,25 @@
 # libraries interleaved shape by shape (auto mode, after fastgemm-calibrate, and gpu mode).
 # Writes OUT/sweep_{old,new}_{1,2}_{s,d}.csv and OUT/hostbench.csv; prints a per-shape summary
 # of the sweeps (perf/ab_summary.py). HOSTBENCH="options" for the bench (empty: skipped).
+# SWEEP_SHAPES: the sweep's --shapes (default all). OLD_BUILT=1: BUILD_OLD is already built
+# (e.g. elsewhere, carried), use it as it is. CMAKE_ARGS: more for the old tree's configure step.
 set -u
 OLD_SRC=$1 NEW_BUILD=$2 OUT=$3
 BUILD_OLD=${BUILD_OLD:-$OLD_SRC/build-ab}
 root=$(cd "$(dirname "$0")/.." && pwd)
 mkdir -p "$OUT"
-cmake -S "$OLD_SRC" -B "$BUILD_OLD" -DFASTGEMM_BUILD_TESTS=OFF > "$OUT/old_configure.log" 2>&1 &&
-  cmake --build "$BUILD_OLD" -j"$(nproc)" --target fastgemm fastgemm-sweep > "$OUT/old_build.log" 2>&1 ||
-  { tail -20 "$OUT/old_build.log"; exit 1; }
+if [ "${OLD_BUILT:-0}" != 1 ]; then
+  # shellcheck disable=SC2086
+  cmake -S "$OLD_SRC" -B "$BUILD_OLD" -DFASTGEMM_BUILD_TESTS=OFF ${CMAKE_ARGS:-} > "$OUT/old_configure.log" 2>&1 &&
+    cmake --build "$BUILD_OLD" -j"$(nproc)" --target fastgemm fastgemm-sweep > "$OUT/old_build.log" 2>&1 ||
+    { tail -20 "$OUT/old_build.log"; exit 1; }
+fi
 for round in $(seq 1 "${ROUNDS:-2}"); do
   for side in old new; do
     b=$BUILD_OLD
     [ $side = new ] && b=$NEW_BUILD
     for p in ${SWEEP_PREC:-s d}; do
-      "$b/fastgemm-sweep" --prec "$p" --shapes all --csv "$OUT/sweep_${side}_${round}_$p.csv" \
+      "$b/fastgemm-sweep" --prec "$p" --shapes "${SWEEP_SHAPES:-all}" --csv "$OUT/sweep_${side}_${round}_$p.csv" \
         > "$OUT/sweep_${side}_${round}_$p.log" 2>&1 || echo "sweep $side $round $p: FAILED"
     done
   done
