@@ -101,6 +101,7 @@ typedef struct {
     long fault_after;  /* FASTGEMM_FAULT_AFTER (tests): its Nth kernel launch fails, or 0 */
     int staging_threads; /* FASTGEMM_STAGING_THREADS: a cap on the staging threads, or 0 */
     int learn;         /* FASTGEMM_LEARN: the auto mode learns from its calls */
+    int start_wait_ms; /* FASTGEMM_START_WAIT_MS: how long a large call waits for the GPU's start */
     int trace_fd;      /* FASTGEMM_TRACE: where trace lines go, or -1 */
     const char *cpu_blas; /* FASTGEMM_CPU_BLAS: the CPU BLAS's path, or NULL */
     const char *omp_lib;  /* FASTGEMM_OMP_LIB: the OpenMP module's path, or NULL */

@@ -85,10 +85,16 @@ static const backend omp = {"omp", FASTGEMM_BACKEND_OMP, 1, omp_usable, omp_gemm
 
 /* ---- the policy ---- */
 
+/* A call the default model puts at this many seconds on the CPU or more is large: while the GPU
+ * starts it waits for it (up to FASTGEMM_START_WAIT_MS) rather than run on the CPU beside the
+ * start, which slows both. */
+#define FG_START_WAIT_FROM_S 0.05
+
 /* FASTGEMM_MODE=auto on host operands: 1 when the cost model predicts the GPU faster. Its
  * predictions go to the trace; with FASTGEMM_LEARN, *learn is the call's class. The first such
- * call starts the GPU (core/start.c): until it is set up the CPU; then, until the machine's
- * profile is ready, the cautious default model. */
+ * call starts the GPU (core/start.c): until it is set up the CPU, or for a large call the GPU
+ * once it is (a bounded wait); then, until the machine's profile is ready, the cautious default
+ * model. */
 static int model_wants_gpu(fg_call *call, fg_trace *t, fg_learn_ticket *learn)
 {
     const fg_settings *s = call->set;
@@ -100,9 +106,15 @@ static int model_wants_gpu(fg_call *call, fg_trace *t, fg_learn_ticket *learn)
         return 0;
     }
     if (!fg_profile_get(s, call->device, 1, g->abi, &p)) {
-        if (!fg_gpu_started()) return 0;
-        fg_model_predict_default(g, &call->ops, &t->pred_cpu, &t->pred_gpu);
-        return t->pred_gpu < t->pred_cpu;
+        double tc, tg;
+        fg_model_predict_default(g, &call->ops, &tc, &tg);
+        if (!fg_gpu_started() && !(tg < tc && tc >= FG_START_WAIT_FROM_S && s->start_wait_ms > 0 &&
+                                   fg_gpu_start_wait(1e-3 * s->start_wait_ms)))
+            return 0; /* the CPU while the GPU starts: no prediction */
+        if (!fg_profile_get(s, call->device, 0, g->abi, &p)) {
+            t->pred_cpu = tc, t->pred_gpu = tg;
+            return tg < tc;
+        }
     }
     fg_model_predict(&p, g, &call->ops, &t->pred_cpu, &t->pred_gpu);
     if (s->learn) return fg_learn_side(g, fg_gpu_warm(call->device), t->pred_cpu, t->pred_gpu, learn);

@@ -67,10 +67,13 @@ FG_HIDDEN int fg_measure_profile(const fg_settings *s, const fg_measure *how, fg
 /* The profile of this process, when one is loaded or measured, copied to *p: 1. Otherwise 0;
  * with start, the GPU's start begins (once) on a thread of its own: the device is probed, the
  * host-operand pipeline and the kernels are set up, and the profile is loaded from its file or,
- * where there is none, measured with the CPU BLAS of abi's names. No calling thread waits. */
+ * where there is none, measured with the CPU BLAS of abi's names. */
 FG_HIDDEN int fg_profile_get(const fg_settings *s, int device, int start, fg_abi abi, fg_profile *p);
 /* 1 once the GPU's start has set up the GPU (the profile may still be being measured). */
 FG_HIDDEN int fg_gpu_started(void);
+/* Waits up to seconds for the GPU's start to set up the GPU: 1 when it has, 0 when it has not
+ * (it failed, was never begun, or is still under way). */
+FG_HIDDEN int fg_gpu_start_wait(double seconds);
 /* The profile fastgemm_calibrate measured: this process's from now on. */
 FG_HIDDEN void fg_profile_set(const fg_profile *p);
 

@@ -16,6 +16,9 @@
 #include <strings.h>
 #include <unistd.h>
 
+/* FASTGEMM_START_WAIT_MS's default: how long a large call waits for the GPU's start. */
+#define FG_START_WAIT_MS 2000
+
 static fg_settings settings;
 static pthread_once_t settings_once = PTHREAD_ONCE_INIT;
 static int (*omp_default_device)(void); /* the OpenMP runtime's, when the process has one */
@@ -109,6 +112,8 @@ static void read_settings(void)
     s->staging_threads = (int)env_int("FASTGEMM_STAGING_THREADS", 1, 1 << 16, 0,
                                       "a thread count from 1 to 65536; using the CPUs");
     s->learn = (int)env_int("FASTGEMM_LEARN", 0, 1, 0, "0 or 1; using 0");
+    s->start_wait_ms = (int)env_int("FASTGEMM_START_WAIT_MS", 0, 60000, FG_START_WAIT_MS,
+                                    "milliseconds from 0 to 60000; using the default");
     s->trace_fd = open_trace();
     s->cpu_blas = env("FASTGEMM_CPU_BLAS");
     s->omp_lib = env("FASTGEMM_OMP_LIB");

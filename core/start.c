@@ -3,8 +3,9 @@
  * small GEMM of each precision through the host-operand pipeline (which sets up the CUDA
  * context, the pinned staging ring, the device memory pool, the staging threads and the
  * kernels), and then takes the cost profile from its file or, where there is none, measures it
- * (core/calibrate.c). Until the GPU is set up the calls go to the CPU BLAS; from then until the
- * profile is ready a cautious default model decides (core/model.c). No calling thread waits. */
+ * (core/calibrate.c). Until the GPU is set up the calls go to the CPU BLAS, except large ones,
+ * which may wait for it a bounded time (FASTGEMM_START_WAIT_MS; core/dispatch.c); from then until
+ * the profile is ready a cautious default model decides (core/model.c). */
 #define _GNU_SOURCE
 #include "backends/backend.h"
 #include "core/dispatch.h"
@@ -12,11 +13,14 @@
 #include "core/settings.h"
 #include "core/trace.h"
 
+#include <errno.h>
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdlib.h>
+#include <time.h>
 
 static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER; /* prof, state, have_thread */
+static pthread_cond_t changed = PTHREAD_COND_INITIALIZER; /* started or state changed */
 static fg_profile prof;
 static enum { NONE, STARTING, READY, FAILED } state;
 static atomic_int started; /* the GPU is set up */
@@ -56,6 +60,7 @@ static void finish(int ok, const fg_profile *p)
     pthread_mutex_lock(&lock);
     if (ok && p) prof = *p;
     if (state == STARTING && (!ok || p)) state = ok ? READY : FAILED;
+    pthread_cond_broadcast(&changed);
     pthread_mutex_unlock(&lock);
 }
 
@@ -88,7 +93,10 @@ static void *run(void *arg)
         finish(0, NULL);
         return NULL;
     }
+    pthread_mutex_lock(&lock);
     atomic_store(&started, 1);
+    pthread_cond_broadcast(&changed);
+    pthread_mutex_unlock(&lock);
     const double t1 = fg_now_s();
     char path[1200];
     fg_profile_path(s, device, abi, path, sizeof path);
@@ -143,6 +151,20 @@ int fg_profile_get(const fg_settings *s, int device, int start, fg_abi abi, fg_p
 }
 
 int fg_gpu_started(void) { return atomic_load(&started); }
+
+int fg_gpu_start_wait(double seconds)
+{
+    struct timespec until;
+    clock_gettime(CLOCK_REALTIME, &until);
+    const double end = (double)until.tv_sec + 1e-9 * (double)until.tv_nsec + seconds;
+    until.tv_sec = (time_t)end;
+    until.tv_nsec = (long)((end - (double)until.tv_sec) * 1e9);
+    pthread_mutex_lock(&lock);
+    while (state == STARTING && !atomic_load(&started))
+        if (pthread_cond_timedwait(&changed, &lock, &until) == ETIMEDOUT) break;
+    pthread_mutex_unlock(&lock);
+    return atomic_load(&started);
+}
 
 void fg_profile_set(const fg_profile *p)
 {

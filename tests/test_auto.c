@@ -8,6 +8,10 @@
  *                         CPU meanwhile; once the GPU is set up, large calls run there on the
  *                         cautious default model while the profile is measured; once the
  *                         profile is stored, on its model.
+ *   test_auto start-wait  (FASTGEMM_START_WAIT_MS=60000) no profile: a 1024^3 call starts the
+ *                         GPU and runs on the CPU meanwhile (not large enough to wait); the
+ *                         next call, 4096^3, is large: it waits for the start and runs on the GPU.
+ *   (first-use runs with FASTGEMM_START_WAIT_MS=0: no call waits.)
  *   test_auto learn       (FASTGEMM_LEARN=1) calibrated; then 8 calls of each square shape
  *                         near the crossover (n = 256-768) on either side, all right; every
  *                         side the model did not predict faster says so in the trace.
@@ -94,6 +98,10 @@ int main(int argc, char **argv)
             fails += call(128, dbl, FASTGEMM_BACKEND_CPU);  /* the model: a GPU call costs more */
             fails += call(4096, dbl, FASTGEMM_BACKEND_GPU); /* the model: copies are paid for */
         }
+    } else if (!strcmp(argv[1], "start-wait")) {
+        fails += call(1024, 0, FASTGEMM_BACKEND_CPU); /* starts the GPU; too small to wait */
+        fails += call(4096, 0, FASTGEMM_BACKEND_GPU); /* large: waits for the start */
+        unpredicted_allowed = 1;
     } else {
         fails += call(4096, 0, FASTGEMM_BACKEND_CPU); /* the CPU while the GPU starts */
         printf("after the first call: %d profile(s) stored\n", profiles());
