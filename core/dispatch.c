@@ -14,9 +14,11 @@
 #include <string.h>
 
 static atomic_int active_calls;
+static atomic_uint calls_begun;
 static atomic_int warned_no_device;
 
 int fg_active_calls(void) { return atomic_load(&active_calls); }
+unsigned fg_calls_begun(void) { return atomic_load(&calls_begun); }
 
 void fg_gemm_rejected(void) { fg_trace_rejected(); }
 
@@ -236,6 +238,7 @@ int fg_gemm(const fg_gemm_args *g)
         return 0;
     }
     call.device = call.ops.device >= 0 ? call.ops.device : fg_default_device(s);
+    atomic_fetch_add(&calls_begun, 1);
     atomic_fetch_add(&active_calls, 1);
     const int rc = gemm(&call, &t);
     atomic_fetch_sub(&active_calls, 1);

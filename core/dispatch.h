@@ -13,7 +13,9 @@ FG_HIDDEN int fg_gemm(const fg_gemm_args *g);
 FG_HIDDEN int fg_gemm_async(const fg_gemm_args *g, void *stream);
 /* Records that the calling thread's last call was rejected by the argument check. */
 FG_HIDDEN void fg_gemm_rejected(void);
-/* The GEMM calls in progress in the process. */
+/* The GEMM calls in progress in the process (those past the small-call path). */
 FG_HIDDEN int fg_active_calls(void);
+/* How many such calls have begun (wrapping): a measurement sees whether one came during it. */
+FG_HIDDEN unsigned fg_calls_begun(void);
 
 #endif
