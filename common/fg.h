@@ -92,6 +92,8 @@ typedef struct {
     int split_k;            /* FASTGEMM_SPLIT_K: split-K slices forced (1-64), or 0 (the table's) */
     int stream_k;           /* FASTGEMM_STREAM_K: stream-K for the last waves: 0 never, 1 where it
                              * pays (the default), 2 wherever it can run (tests) */
+    int pack;               /* FASTGEMM_PACK: operands that rule out 16-byte copies copied
+                             * aligned first: 0 never (the default), 1 where it pays, 2 always */
     /* The host-operand pipeline (backends/cuda/offload*): */
     int64_t pinned_kb; /* FASTGEMM_PINNED_KB: the pinned staging ring */
     int64_t slot_kb;   /* FASTGEMM_SLOT_KB: one slot of the ring (a copy's chunk) */

@@ -101,6 +101,7 @@ static void read_settings(void)
     }
     s->split_k = (int)env_int("FASTGEMM_SPLIT_K", 1, 64, 0, "a number from 1 to 64; using the table");
     s->stream_k = (int)env_int("FASTGEMM_STREAM_K", 0, 2, 1, "0, 1 or 2; using 1");
+    s->pack = (int)env_int("FASTGEMM_PACK", 0, 2, 0, "0, 1 or 2; using 0");
     s->pinned_kb = env_int("FASTGEMM_PINNED_KB", 16, (long long)16 << 20, 128 << 10,
                            "a size from 16 to 16777216 (KB); using 131072");
     s->slot_kb = env_int("FASTGEMM_SLOT_KB", 4, 1 << 20, 16 << 10,

@@ -22,13 +22,32 @@
 FG_HIDDEN void fg_cuda_describe(char *why, size_t len, const char *call, cudaError_t e);
 
 // runtime.cu: one GEMM on device pointers on stream s of device dev (current), alpha != 0 and
-// k > 0: the kernel the settings (FASTGEMM_KERNEL, _SPLIT_K, _STREAM_K) and the tables choose,
-// its workspace from the device's pool.
+// k > 0: the operands packed where FASTGEMM_PACK says (pack.cu), then the kernel the settings
+// (FASTGEMM_KERNEL, _SPLIT_K, _STREAM_K) and the tables choose, its workspace from the pool.
 FG_HIDDEN cudaError_t fg_run_gemm(int dev, const fg_settings *set, const fg_gemm_args *g,
                                   const void *a, int64_t lda, const void *b, int64_t ldb, void *c,
                                   int64_t ldc, cudaStream_t s);
 // C = beta*C over g->m x g->n on the device (beta = 0 writes zeros without reading C).
 FG_HIDDEN cudaError_t fg_run_scale_c(const fg_gemm_args *g, void *c, int64_t ldc, cudaStream_t s);
+
+// pack.cu: a GEMM's operands on the device as its kernel reads them: the caller's (a0, lda0;
+// b0, ldb0), or copies in workspaces of the pool (ws_a, ws_b) with leading dimensions of a
+// multiple of 16 bytes.
+typedef struct {
+    const void *a, *b;
+    int64_t lda, ldb;
+    const void *a0, *b0;
+    int64_t lda0, ldb0;
+    void *ws_a, *ws_b;
+} fg_packed;
+// Copies the operands that rule out the kernels' 16-byte copies (pointer or leading dimension)
+// into aligned workspaces on stream s, as FASTGEMM_PACK says (0 never; 1 where each copy costs
+// about 2% of the GEMM or less and both operands come out aligned; 2 always), and points p at
+// them. Where no workspace can be had, p stays at the caller's operands.
+FG_HIDDEN void fg_pack_operands(const fg_settings *set, const fg_gemm_args *g, fg_packed *p,
+                                cudaStream_t s);
+// Frees p's workspaces on s (after the kernel that reads them is queued).
+FG_HIDDEN cudaError_t fg_unpack(fg_packed *p, cudaStream_t s);
 
 // pool.cu: device dev's memory pool, for the pipeline's buffers and the kernels' workspaces: a
 // pool of our own (the application's default pool keeps its settings) that keeps up to a

@@ -87,22 +87,25 @@ cudaError_t fg_run_gemm(int dev, const fg_settings *set, const fg_gemm_args *g, 
     const bool dmma = dev >= 0 && dev < FG_MAX_DEVICES && dmma_ok[dev];
     // Workspace for split-K partial products or stream-K's, at most this much (else neither).
     constexpr size_t max_ws = (size_t)256 << 20;
+    // Operands that rule out 16-byte copies, copied aligned first where it pays (pack.cu).
+    fg_packed p = {a, b, lda, ldb, a, b, lda, ldb, nullptr, nullptr};
+    fg_pack_operands(set, g, &p, s);
     fg_kernel_plan plan;
-    cudaError_t err = fg_kernel_plan_gemm(g, a, lda, b, ldb, family, config, set->split_k, set->stream_k, dmma,
-                                          max_ws, &plan);
-    if (err != cudaSuccess) return err;
+    cudaError_t err = fg_kernel_plan_gemm(g, p.a, p.lda, p.b, p.ldb, family, config, set->split_k,
+                                          set->stream_k, dmma, max_ws, &plan);
     void *ws = nullptr;
-    if (plan.ws_bytes > 0 && fg_pool_alloc(&ws, plan.ws_bytes, s) != cudaSuccess) {
+    if (err == cudaSuccess && plan.ws_bytes > 0 && fg_pool_alloc(&ws, plan.ws_bytes, s) != cudaSuccess) {
         cudaGetLastError(); // no room: the same kernel without workspace
         ws = nullptr;
         fg_kernel_plan_unsplit(&plan);
     }
-    err = fg_kernel_launch(&plan, g, a, lda, b, ldb, c, ldc, ws, s);
+    if (err == cudaSuccess) err = fg_kernel_launch(&plan, g, p.a, p.lda, p.b, p.ldb, c, ldc, ws, s);
     if (ws) {
         const cudaError_t freed = cudaFreeAsync(ws, s);
         if (err == cudaSuccess) err = freed;
     }
-    return err;
+    const cudaError_t unpacked = fg_unpack(&p, s);
+    return err == cudaSuccess ? unpacked : err;
 }
 
 cudaError_t fg_run_scale_c(const fg_gemm_args *g, void *c, int64_t ldc, cudaStream_t s)

@@ -1,0 +1,90 @@
+// pack.cu: operands that rule out the kernels' 16-byte copies (a pointer or a leading dimension
+// that is not a multiple of 16 bytes) copied first into a workspace of the device's pool whose
+// leading dimension is, so that the aligned instances run (the SIMT kernels' fast loop and
+// stream-K, the DMMA kernels' TMA): O(mk + kn) memory traffic against O(mnk) work.
+#include "backends/cuda/cuda_backend.h"
+
+#include <stdint.h>
+
+namespace {
+
+bool aligned16(const void *p, int64_t ld, size_t es)
+{
+    return (reinterpret_cast<uintptr_t>(p) % 16) == 0 && (ld * (int64_t)es) % 16 == 0;
+}
+
+// Where it pays (FASTGEMM_PACK=1): the copy moves the operand's bytes twice (read and write)
+// at the device memory's rate, the GEMM runs 2mnk flops at the kernels' rate; an operand is
+// packed when its copy costs at most about 2% of the GEMM (bytes <= mnk / 1024 for either
+// precision): A when n is 1024 es or more, B when m is.
+bool pays(const fg_gemm_args *g, int64_t rows, int64_t cols, size_t es)
+{
+    const double bytes = (double)rows * (double)cols * (double)es;
+    return bytes * 1024.0 <= (double)g->m * (double)g->n * (double)g->k;
+}
+
+// The rows x cols column-major matrix at src (leading dimension ld) into a fresh workspace
+// block of ld' = rows rounded up to 16 bytes: 0 with *dst, *dld; an error where no workspace
+// could be had (nothing was copied then).
+cudaError_t pack(const void *src, int64_t ld, int64_t rows, int64_t cols, size_t es, cudaStream_t s,
+                 void **dst, int64_t *dld)
+{
+    const int64_t per16 = 16 / (int64_t)es;
+    const int64_t ld2 = (rows + per16 - 1) / per16 * per16;
+    void *w = nullptr;
+    cudaError_t err = fg_pool_alloc(&w, (size_t)ld2 * (size_t)cols * es, s);
+    if (err != cudaSuccess) return err;
+    err = cudaMemcpy2DAsync(w, (size_t)ld2 * es, src, (size_t)ld * es, (size_t)rows * es, (size_t)cols,
+                            cudaMemcpyDeviceToDevice, s);
+    if (err != cudaSuccess) {
+        cudaFreeAsync(w, s);
+        return err;
+    }
+    *dst = w, *dld = ld2;
+    return cudaSuccess;
+}
+
+} // namespace
+
+void fg_pack_operands(const fg_settings *set, const fg_gemm_args *g, fg_packed *p, cudaStream_t s)
+{
+    const size_t es = g->dt == FG_F64 ? 8 : 4;
+    p->ws_a = p->ws_b = nullptr;
+    const bool a_ok = aligned16(p->a, p->lda, es), b_ok = aligned16(p->b, p->ldb, es);
+    if (set->pack == 0 || (a_ok && b_ok)) return;
+    // op(A) is m x k: A is m x k (N) or k x m (T); op(B) is k x n: B is k x n or n x k.
+    const int64_t ar = g->ta == 'N' ? g->m : g->k, ac = g->ta == 'N' ? g->k : g->m;
+    const int64_t br = g->tb == 'N' ? g->k : g->n, bc = g->tb == 'N' ? g->n : g->k;
+    // Both or neither: the aligned instances need both operands aligned.
+    if (set->pack == 1 && !((a_ok || pays(g, ar, ac, es)) && (b_ok || pays(g, br, bc, es)))) return;
+    void *w;
+    int64_t ld;
+    if (!a_ok) {
+        if (pack(p->a, p->lda, ar, ac, es, s, &w, &ld) != cudaSuccess) {
+            cudaGetLastError(); // no room: the operands as they are
+            return;
+        }
+        p->ws_a = w, p->a = w, p->lda = ld;
+    }
+    if (!b_ok) {
+        if (pack(p->b, p->ldb, br, bc, es, s, &w, &ld) != cudaSuccess) {
+            cudaGetLastError();
+            p->a = p->a0, p->lda = p->lda0; // A packed alone buys nothing
+            fg_unpack(p, s);
+            return;
+        }
+        p->ws_b = w, p->b = w, p->ldb = ld;
+    }
+}
+
+cudaError_t fg_unpack(fg_packed *p, cudaStream_t s)
+{
+    cudaError_t err = cudaSuccess;
+    for (void **w : {&p->ws_a, &p->ws_b})
+        if (*w) {
+            const cudaError_t e = cudaFreeAsync(*w, s);
+            if (err == cudaSuccess) err = e;
+            *w = nullptr;
+        }
+    return err;
+}
