@@ -84,6 +84,9 @@ static inline int fg_managed(const fg_operands *o)
 /* The settings, read once from the environment by core/settings.c and handed down. */
 typedef enum { FG_MODE_AUTO = 0, FG_MODE_GPU, FG_MODE_CPU } fg_mode;
 typedef enum { FG_GPU_CUDA = 0, FG_GPU_OMP } fg_gpu_backend;
+/* How a tuned kernel family chooses its configuration and split-K for a call: its cost model over
+ * every configuration and split (kernels/choose.cuh), or its table's nearest measured problem. */
+typedef enum { FG_CHOICE_MODEL = 0, FG_CHOICE_TABLE } fg_choice;
 typedef struct {
     fg_mode mode;           /* FASTGEMM_MODE (fastgemm_set_mode changes it: read it atomically) */
     fg_gpu_backend backend; /* FASTGEMM_BACKEND: our CUDA kernels (cuda) or OpenMP target (omp) */
@@ -92,6 +95,7 @@ typedef struct {
     int split_k;            /* FASTGEMM_SPLIT_K: split-K slices forced (1-64), or 0 (the table's) */
     int stream_k;           /* FASTGEMM_STREAM_K: stream-K for the last waves: 0 never, 1 where it
                              * pays (the default), 2 wherever it can run (tests) */
+    fg_choice choice;       /* FASTGEMM_CHOICE: model (the default) or table */
     int pack;               /* FASTGEMM_PACK: operands that rule out 16-byte copies copied
                              * aligned first: 0 never (the default), 1 where it pays, 2 always */
     /* The host-operand pipeline (backends/cuda/offload*): */

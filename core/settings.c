@@ -101,6 +101,12 @@ static void read_settings(void)
     }
     s->split_k = (int)env_int("FASTGEMM_SPLIT_K", 1, 64, 0, "a number from 1 to 64; using the table");
     s->stream_k = (int)env_int("FASTGEMM_STREAM_K", 0, 2, 1, "0, 1 or 2; using 1");
+    v = env("FASTGEMM_CHOICE");
+    s->choice = FG_CHOICE_MODEL;
+    if (v) {
+        if (!strcasecmp(v, "table")) s->choice = FG_CHOICE_TABLE;
+        else if (strcasecmp(v, "model") != 0) fg_warn("FASTGEMM_CHOICE='%s' is not model or table; using model", v);
+    }
     s->pack = (int)env_int("FASTGEMM_PACK", 0, 2, 0, "0, 1 or 2; using 0");
     s->pinned_kb = env_int("FASTGEMM_PINNED_KB", 16, (long long)16 << 20, 128 << 10,
                            "a size from 16 to 16777216 (KB); using 131072");

@@ -1,8 +1,9 @@
 // dgemm_dmma.cu: the DGEMM configurations on the FP64 tensor cores the library is built with and
 // the table that picks one per problem, both from dgemm_table.gen.h (written by perf/tune.cu on
-// the GPU it tuned). The kernels are in dgemm_dmma.cuh and dgemm_tma.cuh, their launch in
+// the GPU it tuned), and the cost model that chooses among them (dgemm_model.gen.h, choose.cuh). The kernels are in dgemm_dmma.cuh and dgemm_tma.cuh, their launch in
 // dgemm_dmma_launch.cuh, the table logic in gemm_table.cuh.
 #include "dgemm_dmma_launch.cuh"
+#include "dgemm_model.gen.h"
 #include "dgemm_table.gen.h"
 #include "families.h"
 #include "gemm_table.cuh"
@@ -14,7 +15,10 @@ namespace {
 constexpr fg_table::Config<double> configs[] = {FG_DGEMM_CONFIGS(FG_CONFIG)};
 #define FG_ENTRY(m, n, k, trans, config, splits) {m, n, k, trans, config, splits},
 constexpr fg_table::Entry table[] = {FG_DGEMM_TABLE(FG_ENTRY)};
+#define FG_COST(name, tflops, fixed, jsat, unaligned, occ) {name, tflops, fixed, jsat, unaligned, occ},
+constexpr fg_choose::Cost costs[] = {FG_DGEMM_MODEL(FG_COST)};
+constexpr fg_choose::Machine machine = {FG_DGEMM_MODEL_SMS, FG_DGEMM_MODEL_LAUNCH_S, FG_DGEMM_MODEL_BYTES_PER_S};
 
 } // namespace
 
-FG_TABLE_FAMILY(dmma, FG_FAMILY_DMMA, configs, table)
+FG_TABLE_FAMILY(dmma, FG_FAMILY_DMMA, configs, table, costs, machine)

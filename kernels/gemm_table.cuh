@@ -4,6 +4,7 @@
 // stream-K part, its kernel instance and its workspace.
 #pragma once
 
+#include "choose.cuh"
 #include "common/launch.cuh"
 #include "common/splitk.cuh"
 #include "common/streamk.cuh"
@@ -60,9 +61,11 @@ inline bool copies16(int64_t lda, int64_t ldb, size_t esize)
 // those of g's transpose pair, or of any pair if the tuner measured none of g's. Of the same
 // kind (copies16 for the measured problem, whose leading dimensions are its own m, n, k) where
 // one lies within a factor of 2 (distance <= 1), else of either: 4095^3 takes a 4095^3 point
-// where the tuner measured one, and 4000^3 the 4096^3 point rather than 4095^3's.
+// where the tuner measured one, and 4000^3 the 4096^3 point rather than 4095^3's. distance, if
+// given: the point's.
 template <size_t N>
-const Entry &lookup(const Entry (&table)[N], const fg_gemm_args *g, size_t esize, bool aligned)
+const Entry &lookup(const Entry (&table)[N], const fg_gemm_args *g, size_t esize, bool aligned,
+                    double *distance = nullptr)
 {
     const int trans = (g->ta == 'T') + 2 * (g->tb == 'T');
     bool have_trans = false;
@@ -78,8 +81,15 @@ const Entry &lookup(const Entry (&table)[N], const fg_gemm_args *g, size_t esize
         if (copies16((int64_t)lda, (int64_t)ldb, esize) == aligned && d < best_kind_d)
             best_kind_d = d, best_kind = &e;
     }
-    return best_kind && best_kind_d <= 1.0 ? *best_kind : *best;
+    const bool kind = best_kind && best_kind_d <= 1.0;
+    if (distance) *distance = kind ? best_kind_d : best_d;
+    return kind ? *best_kind : *best;
 }
+
+// How near a measured point (lookup's distance) a call must lie for the model's choice to take
+// the point's measured best instead: the sum of the |log2| ratios at most 0.1 (7% off in one of
+// m, n and k, or about 2% in each).
+constexpr double measured_near = 0.1;
 
 // g as the launchers take it, on the device pointers a and b (c: none yet).
 template <class T>
@@ -136,20 +146,44 @@ cudaError_t launch_plan(const Config<T> &cfg, const fg_kernel_plan *plan, const 
     return cfg.launch(plan->instance, g, plan->splits, sk, ws, s);
 }
 
-// A family's plan from its table: config, an index into configs or -1 for the table's choice;
-// splits, the split-K slices asked or 0 for the table's (a forced configuration runs unsplit
-// unless told otherwise).
+// Whether two names are the same string (for the model's check against the table).
+constexpr bool same_name(const char *x, const char *y)
+{
+    return *x == *y && (*x == 0 || same_name(x + 1, y + 1));
+}
+
+// Whether a family's model (choose.cuh) covers its table's configurations, in their order.
+template <class T, size_t N>
+constexpr bool model_matches(const Config<T> (&configs)[N], const fg_choose::Cost (&costs)[N])
+{
+    for (size_t i = 0; i < N; i++)
+        if (!same_name(configs[i].name, costs[i].name)) return false;
+    return true;
+}
+
+// A family's plan: config, an index into configs or -1 for the family's choice; splits, the
+// split-K slices asked or 0 for the choice's (a forced configuration runs unsplit unless told
+// otherwise). The choice (FG_CHOICE_MODEL): a problem the tuner measured (within measured_near)
+// takes its measured best, any other the cost model's pick over every configuration and split
+// (fg_choose::choose on costs and machine); FG_CHOICE_TABLE: the table's nearest point always.
 template <class T, size_t NC, size_t NE>
-void table_plan(const Config<T> (&configs)[NC], const Entry (&table)[NE], int family, const fg_gemm_args *g,
-                const void *a, int64_t lda, const void *b, int64_t ldb, int config, int splits, int stream_k,
-                size_t max_ws, fg_kernel_plan *plan)
+void table_plan(const Config<T> (&configs)[NC], const Entry (&table)[NE], const fg_choose::Cost (&costs)[NC],
+                const fg_choose::Machine &machine, int family, const fg_gemm_args *g, const void *a, int64_t lda,
+                const void *b, int64_t ldb, int config, int splits, int stream_k, int choice, size_t max_ws,
+                fg_kernel_plan *plan)
 {
     if (config < 0 || config >= (int)NC) {
         const bool aligned =
             fg_kern::aligned16(a, lda, sizeof(T)) && fg_kern::aligned16(b, ldb, sizeof(T));
-        const Entry &e = lookup(table, g, sizeof(T), aligned);
-        config = e.config;
-        if (splits < 1) splits = e.splits;
+        double d;
+        const Entry &e = lookup(table, g, sizeof(T), aligned, &d);
+        if (choice == FG_CHOICE_TABLE || d <= measured_near) {
+            config = e.config;
+            if (splits < 1) splits = e.splits;
+        } else {
+            fg_choose::choose(configs, costs, machine, gemm_of<T>(g, a, lda, b, ldb), aligned, splits, &config,
+                              &splits);
+        }
     } else if (splits < 1) {
         splits = 1;
     }
@@ -169,15 +203,18 @@ cudaError_t table_launch(const Config<T> (&configs)[NC], const fg_kernel_plan *p
 
 } // namespace fg_table
 
-// The entries of tuned family F (families.h) over its configurations and table.
-#define FG_TABLE_FAMILY(F, FAMILY, configs, table)                                              \
+// The entries of tuned family F (families.h) over its configurations and table
+// (costs, machine: its cost model, which must name the configurations in their order).
+#define FG_TABLE_FAMILY(F, FAMILY, configs, table, costs, machine)                              \
+    static_assert(fg_table::model_matches(configs, costs),                                      \
+                  "the cost model's configurations are not the table's: run fit_model.py");    \
     int fg_##F##_find(const char *name) { return fg_table::find(configs, name); }               \
     void fg_##F##_plan(const fg_gemm_args *g, const void *a, int64_t lda, const void *b,         \
-                       int64_t ldb, int config, int splits, int stream_k, size_t max_ws,         \
-                       fg_kernel_plan *plan)                                                    \
+                       int64_t ldb, int config, int splits, int stream_k, int choice,           \
+                       size_t max_ws, fg_kernel_plan *plan)                                     \
     {                                                                                           \
-        fg_table::table_plan(configs, table, FAMILY, g, a, lda, b, ldb, config, splits,         \
-                             stream_k, max_ws, plan);                                           \
+        fg_table::table_plan(configs, table, costs, machine, FAMILY, g, a, lda, b, ldb, config, \
+                             splits, stream_k, choice, max_ws, plan);                           \
     }                                                                                           \
     cudaError_t fg_##F##_launch(const fg_kernel_plan *plan, const fg_gemm_args *g,              \
                                 const void *a, int64_t lda, const void *b, int64_t ldb, void *c, \

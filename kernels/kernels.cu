@@ -22,7 +22,7 @@ int fg_kernel_find(const char *name, int *family, int *config)
 // A forced configuration applies to its family's type only; the tiled kernel serves both, and
 // DGEMM without FP64 tensor cores (dmma false: below sm_80).
 cudaError_t fg_kernel_plan_gemm(const fg_gemm_args *g, const void *a, int64_t lda, const void *b, int64_t ldb,
-                                int family, int config, int splits, int stream_k, bool dmma, size_t max_ws,
+                                int family, int config, int splits, int stream_k, int choice, bool dmma, size_t max_ws,
                                 fg_kernel_plan *plan)
 {
     if (family < FG_FAMILY_ANY || family > FG_FAMILY_DMMA) return cudaErrorInvalidValue;
@@ -31,9 +31,11 @@ cudaError_t fg_kernel_plan_gemm(const fg_gemm_args *g, const void *a, int64_t ld
         plan->family = FG_FAMILY_TILED;
         plan->splits = 1;
     } else if (g->dt == FG_F64) {
-        fg_dmma_plan(g, a, lda, b, ldb, family == FG_FAMILY_DMMA ? config : -1, splits, stream_k, max_ws, plan);
+        fg_dmma_plan(g, a, lda, b, ldb, family == FG_FAMILY_DMMA ? config : -1, splits, stream_k, choice, max_ws,
+                     plan);
     } else {
-        fg_simt_plan(g, a, lda, b, ldb, family == FG_FAMILY_SIMT ? config : -1, splits, stream_k, max_ws, plan);
+        fg_simt_plan(g, a, lda, b, ldb, family == FG_FAMILY_SIMT ? config : -1, splits, stream_k, choice, max_ws,
+                     plan);
     }
     return cudaSuccess;
 }

@@ -35,13 +35,14 @@ FG_HIDDEN int fg_kernel_find(const char *name, int *family, int *config);
 // Plans C = alpha op(A) op(B) + beta C (alpha != 0, k > 0) on device pointers a and b of the
 // current device. family FG_FAMILY_ANY: by type (DGEMM on DMMA where dmma, else tiled); a
 // forced family (fg_kernel_find's) applies to its type only, the tiled one to both, and DGEMM
-// without dmma runs tiled whatever is forced; config -1: the table's; splits 0: the table's (1
-// for a forced configuration); stream_k: 0 never, 1 where it pays, 2 wherever it can run; the
+// without dmma runs tiled whatever is forced; config -1: the family's choice (choice:
+// FG_CHOICE_MODEL or FG_CHOICE_TABLE); splits 0: the choice's (1 for a forced configuration);
+// stream_k: 0 never, 1 where it pays, 2 wherever it can run; the
 // plan needs at most max_ws bytes of workspace (split-K that does not fit runs in one slice,
 // stream-K that does not fit not at all). The launch must get the same g, a and b.
 FG_HIDDEN cudaError_t fg_kernel_plan_gemm(const fg_gemm_args *g, const void *a, int64_t lda,
                                           const void *b, int64_t ldb, int family, int config,
-                                          int splits, int stream_k, bool dmma, size_t max_ws,
+                                          int splits, int stream_k, int choice, bool dmma, size_t max_ws,
                                           fg_kernel_plan *plan);
 // The same kernel with no workspace (one slice, no stream-K), where none could be had.
 FG_HIDDEN void fg_kernel_plan_unsplit(fg_kernel_plan *plan);

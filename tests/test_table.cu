@@ -2,7 +2,7 @@
 // launch (kernels/gemm_table.cuh), host code only: the nearest point of the call's transpose
 // pair, of the same kind (16-byte copies possible or not) where one lies within a factor of 2,
 // else of either kind; the plan's slices, stream-K part, instances and workspace within a
-// limit, on a configuration of stand-ins.
+// limit, on a configuration of stand-ins; the cost model's choice (choose.cuh) between two.
 #include "../kernels/gemm_table.cuh"
 
 #include <stdio.h>
@@ -94,16 +94,64 @@ static void check_plans()
     // The table's choice: its configuration and split-K, unless a configuration or slices are forced.
     const fg_table::Config<float> configs[2] = {fake_no_sk, fake_no_sk};
     const fg_table::Entry entries[] = {{1024, 1024, 1024, 0, 1, 4}};
+    const fg_choose::Cost costs[2] = {{"fake", 40, 2, 1, 0.9, 4}, {"fake", 40, 2, 1, 0.9, 4}};
+    const fg_choose::Machine machine = {132, 4e-6, 2.5e12};
     fg_gemm_args g = {};
     g.dt = FG_F32, g.ta = g.tb = 'N', g.m = g.n = g.k = 1024, g.alpha = 1;
     fg_kernel_plan t;
-    fg_table::table_plan(configs, entries, 7, &g, nullptr, 1024, nullptr, 1024, -1, 0, 1, big, &t);
+    fg_table::table_plan(configs, entries, costs, machine, 7, &g, nullptr, 1024, nullptr, 1024, -1, 0, 1,
+                         FG_CHOICE_TABLE, big, &t);
     check("table plan: the entry's configuration and family", t.config * 10 + t.family, 17);
     check("table plan: the entry's slices", t.splits, 4);
-    fg_table::table_plan(configs, entries, 7, &g, nullptr, 1024, nullptr, 1024, -1, 2, 1, big, &t);
+    fg_table::table_plan(configs, entries, costs, machine, 7, &g, nullptr, 1024, nullptr, 1024, -1, 2, 1,
+                         FG_CHOICE_TABLE, big, &t);
     check("table plan: FASTGEMM_SPLIT_K over the entry's", t.splits, 2);
-    fg_table::table_plan(configs, entries, 7, &g, nullptr, 1024, nullptr, 1024, 0, 0, 1, big, &t);
+    fg_table::table_plan(configs, entries, costs, machine, 7, &g, nullptr, 1024, nullptr, 1024, 0, 0, 1,
+                         FG_CHOICE_TABLE, big, &t);
     check("table plan: a forced configuration, unsplit", t.config * 10 + t.splits, 1);
+}
+
+// The cost model's choice (choose.cuh) between a large and a small tile: the large one unsplit
+// on a large square, slices where the tiles are few and k deep, the slices asked where they are
+// fixed, and the plan's use of it under FG_CHOICE_MODEL (off the measured points).
+static void check_choice()
+{
+    const fg_table::Config<float> big = {"big", 128, 128, 16, fake_instance, nullptr, fake_launch};
+    const fg_table::Config<float> small = {"small", 32, 32, 32, fake_instance, nullptr, fake_launch};
+    const fg_table::Config<float> configs[2] = {big, small};
+    const fg_choose::Cost costs[2] = {{"big", 40, 2, 1, 0.9, 2}, {"small", 15, 3, 3, 1.0, 8}};
+    const fg_choose::Machine machine = {132, 4e-6, 2.5e12};
+    static_assert(fg_table::same_name("big", "big") && !fg_table::same_name("big", "bigger"), "same_name");
+    auto pick = [&](int64_t m, int64_t n, int64_t k, int splits, int *c, int *s) {
+        const fg_kern::Gemm<float> g = {false, false, m, n, k, 1.f, nullptr, m, nullptr, k, 0.f, nullptr, m};
+        fg_choose::choose(configs, costs, machine, g, true, splits, c, s);
+    };
+    int c = -1, s = -1;
+    pick(8192, 8192, 8192, 0, &c, &s);
+    check("choice: 8192^3 takes the large tile", c, 0);
+    check("choice: unsplit", s, 1);
+    pick(256, 256, 8192, 0, &c, &s);
+    check("choice: 256x256x8192 (4 large tiles) in slices", s > 1, 1);
+    pick(256, 256, 8192, 3, &c, &s);
+    check("choice: FASTGEMM_SPLIT_K=3 kept", s, 3);
+    pick(64, 64, 64, 0, &c, &s);
+    check("choice: 64^3 (one large tile, 4 small ones) takes the small tile", c, 1);
+    check("choice: k too short to split", s, 1);
+    // Through the plan: the model's choice unless the table's is asked.
+    const fg_table::Entry entries[] = {{256, 256, 8192, 0, 0, 1}};
+    fg_gemm_args g = {};
+    g.dt = FG_F32, g.ta = g.tb = 'N', g.m = 64, g.n = 64, g.k = 64, g.alpha = 1;
+    fg_kernel_plan t;
+    fg_table::table_plan(configs, entries, costs, machine, 1, &g, nullptr, 64, nullptr, 64, -1, 0, 1,
+                         FG_CHOICE_MODEL, (size_t)256 << 20, &t);
+    check("model plan: the model's configuration", t.config, 1);
+    fg_table::table_plan(configs, entries, costs, machine, 1, &g, nullptr, 64, nullptr, 64, -1, 0, 1,
+                         FG_CHOICE_TABLE, (size_t)256 << 20, &t);
+    check("table plan (FASTGEMM_CHOICE=table): the entry's configuration", t.config, 0);
+    g.m = 260, g.n = 256, g.k = 8192; // within 2% of the measured point
+    fg_table::table_plan(configs, entries, costs, machine, 1, &g, nullptr, 260, nullptr, 8192, -1, 0, 1,
+                         FG_CHOICE_MODEL, (size_t)256 << 20, &t);
+    check("model plan: a measured problem takes its measured best", t.config * 10 + t.splits, 1);
 }
 
 int main()
@@ -143,6 +191,7 @@ int main()
     check("no unaligned points: 1000^3 takes 1024^3", fg_table::lookup(aligned_only, &g, 4, true).config, 2);
 
     check_plans();
+    check_choice();
 
     printf("%s\n", fails ? "FAILED" : "all passed");
     return fails != 0;

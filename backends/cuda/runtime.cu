@@ -92,7 +92,7 @@ cudaError_t fg_run_gemm(int dev, const fg_settings *set, const fg_gemm_args *g, 
     fg_pack_operands(set, g, &p, s);
     fg_kernel_plan plan;
     cudaError_t err = fg_kernel_plan_gemm(g, p.a, p.lda, p.b, p.ldb, family, config, set->split_k,
-                                          set->stream_k, dmma, max_ws, &plan);
+                                          set->stream_k, set->choice, dmma, max_ws, &plan);
     void *ws = nullptr;
     if (err == cudaSuccess && plan.ws_bytes > 0 && fg_pool_alloc(&ws, plan.ws_bytes, s) != cudaSuccess) {
         cudaGetLastError(); // no room: the same kernel without workspace

@@ -1,0 +1,101 @@
+// choose.cuh: the kernel chooser. For a call off the tuned grid it weighs every configuration of
+// a family's table, unsplit and in each useful number of split-K slices, by a cost model of
+// waves, tile efficiency and k depth, and takes the least predicted time. The model's constants
+// are fitted per configuration by perf/tables/fit_model.py to tuner runs on random problems
+// (kernels/*gemm_model.gen.h); time() below is that script's time_const, term for term.
+#pragma once
+
+#include "common/launch.cuh"
+
+#include <cuda_runtime.h>
+#include <math.h>
+#include <stdint.h>
+
+#include <atomic>
+
+namespace fg_choose {
+
+// One configuration's constants (X of FG_*GEMM_MODEL): the chip's rate in TFLOP/s at the SM
+// count the model was fitted on, a unit's fixed cost in k-tiles (prologue, epilogue), the blocks
+// an SM needs to reach the rate, the rate's factor where an operand rules out 16-byte copies,
+// the blocks an SM holds.
+struct Cost {
+    const char *name;
+    double tflops, fixed, jsat, unaligned;
+    int occ;
+};
+
+// The model's launch and bandwidth constants, and the SM count its rates were fitted at.
+struct Machine {
+    int fitted_sms;
+    double launch_s, bytes_per_s;
+};
+
+// The split-K slices weighed for a block tile: 1, and where the tiles fill fewer than two
+// waves, each that leaves a slice at least 8 k-tiles and all slices at most 8 blocks per SM
+// (perf/tune.cu's split_options and fit_model.py's candidates: the same list).
+constexpr int split_choices[] = {1, 2, 3, 4, 6, 8, 12, 16, 24, 32, 48, 64};
+
+inline bool split_useful(int64_t tiles, int64_t k, int bk, int splits, int sms)
+{
+    if (splits == 1) return true;
+    return tiles < 2 * sms && k / splits >= 8 * bk && tiles * splits <= 8 * (int64_t)sms;
+}
+
+// The SMs of the current device (0 if unknown), asked once per device.
+inline int device_sms()
+{
+    static std::atomic<int> cache[64];
+    int dev = 0, sms = 0;
+    if (cudaGetDevice(&dev) != cudaSuccess || dev < 0 || dev >= 64) return 0;
+    if (int known = cache[dev].load(std::memory_order_relaxed)) return known;
+    if (cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev) != cudaSuccess) {
+        cudaGetLastError();
+        return 0;
+    }
+    cache[dev].store(sms, std::memory_order_relaxed);
+    return sms;
+}
+
+// The predicted seconds of a bm x bn x bk configuration of cost c in `splits` slices on
+// m x n x k with `sms` SMs; aligned: both operands allow 16-byte copies.
+inline double time(const Cost &c, const Machine &mc, int bm, int bn, int bk, int64_t m, int64_t n,
+                   int64_t k, int splits, bool aligned, int sms, size_t esize)
+{
+    const double rate = c.tflops * 1e12 / mc.fitted_sms * (aligned ? 1.0 : c.unaligned);
+    const int64_t units = ((m + bm - 1) / bm) * ((n + bn - 1) / bn) * splits;
+    const int64_t kt = ((k + bk - 1) / bk + splits - 1) / splits;
+    const int64_t busy = (units + sms - 1) / sms;
+    const double j = (double)(busy < c.occ ? busy : c.occ);
+    const double eff = j / c.jsat < 1.0 ? j / c.jsat : 1.0;
+    double t = (double)busy * ((double)kt + c.fixed / j) * 2.0 * bm * bn * bk / (rate * eff) + mc.launch_s;
+    if (splits > 1) t += (double)(splits + 1) * m * n * esize / mc.bytes_per_s + mc.launch_s;
+    return t;
+}
+
+// The configuration (an index of configs) and slices of least predicted time on g; splits
+// above 0 fixes the slices (the configuration is still chosen).
+template <class Config, size_t N, class G>
+void choose(const Config (&configs)[N], const Cost (&costs)[N], const Machine &mc, const G &g, bool aligned,
+            int splits, int *config_out, int *splits_out)
+{
+    int sms = device_sms();
+    if (sms <= 0) sms = mc.fitted_sms;
+    double best = INFINITY;
+    int best_c = 0, best_s = splits > 0 ? splits : 1;
+    for (size_t i = 0; i < N; i++) {
+        const Config &cf = configs[i];
+        const int64_t tiles = ((g.m + cf.bm - 1) / cf.bm) * ((g.n + cf.bn - 1) / cf.bn);
+        for (int s : split_choices) {
+            if (splits > 0) s = splits; // the one asked
+            else if (!split_useful(tiles, g.k, cf.bk, s, sms)) continue;
+            const double t = time(costs[i], mc, cf.bm, cf.bn, cf.bk, g.m, g.n, g.k, s, aligned, sms,
+                                  sizeof(*g.a));
+            if (t < best) best = t, best_c = (int)i, best_s = s;
+            if (splits > 0) break;
+        }
+    }
+    *config_out = best_c, *splits_out = best_s;
+}
+
+} // namespace fg_choose

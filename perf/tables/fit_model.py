@@ -1,0 +1,300 @@
+#!/usr/bin/env python3
+"""fit_model.py: the kernel chooser's cost model, fitted to tuner runs on random problems.
+
+The model of one launch of configuration c in s slices of k on an m x n x k problem (the
+library's copy: kernels/choose.cuh, which must agree with time_s below):
+  tiles = ceil(m/BM) ceil(n/BN), units = tiles * s, each of kt = ceil(ceil(k/BK) / s) k-tiles;
+  the busiest SM runs B = ceil(units / SMs) units, up to occ(c) at a time;
+  j = min(B, occ(c)), rate = r_c min(1, j / jsat_c), times u_c where an operand rules out
+  16-byte copies;
+  time = B (kt + p_c / j) 2 BM BN BK / rate + launch,
+  plus, when s > 1, the reduction: (s + 1) m n esize / bandwidth + launch.
+Fitted per configuration (each row's time depends on its own configuration's constants only):
+r_c (an SM's rate), p_c (a unit's fixed cost in k-tiles), jsat_c (the blocks an SM needs to reach
+r_c) and u_c (the rate lost without 16-byte copies), by Levenberg-Marquardt on log time with a
+soft-L1 loss (a few wild timings do not pull the fit). Pure Python: no package needed.
+
+Usage:
+  fit_model.py SPEC [--check]     writes (or compares) the spec's header
+  fit_model.py SPEC --judge CSV.. fits on the spec's CSVs, then, on every problem of the given
+                                  CSVs, scores the model's pick: its measured ratio to cuBLAS
+                                  over that of the best measured there
+  fit_model.py SPEC --candidates  prints the table's configurations as tuner candidate lines
+                                  (perf/tune_candidates.txt's format), for the tuner build
+                                  that measures the model's inputs
+A spec (perf/tables/*_model.spec): `prec s|d`, `output FILE`, `configs FILE` (the generated
+table header whose configurations the model covers), `sms N`, `csv FILE` repeated, `launch-us`,
+`bandwidth-gbs`. Rows used: the tuner's round 0 that passed validation.
+"""
+import argparse
+import csv
+import math
+import os
+import re
+import sys
+
+ROOT = os.path.normpath(os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", ".."))
+
+
+def read_spec(path):
+    spec = {"csv": []}
+    for line in open(path):
+        line = line.split("#", 1)[0].strip()
+        if not line:
+            continue
+        key, val = line.split(None, 1)
+        if key == "csv":
+            spec["csv"].append(val)
+        else:
+            spec[key] = val
+    return spec
+
+
+def read_configs(header):
+    """The configurations of a generated table header: (name, BM, BN, BK, stages) each."""
+    text = open(os.path.join(ROOT, header)).read()
+    block = text.split("_CONFIGS(X)", 1)[1].split("#define", 1)[0]
+    out = []
+    for m in re.finditer(r'X\("([^"]+)", ([\d, ]+)\)', block):
+        v = [int(x) for x in m.group(2).split(",")]
+        out.append((m.group(1), v[0], v[1], v[2], v[5]))
+    return out
+
+
+def candidate_lines(header):
+    """The configurations of a generated table header as the tuner's candidate lines (their
+    numbers after the name)."""
+    text = open(os.path.join(ROOT, header)).read()
+    block = text.split("_CONFIGS(X)", 1)[1].split("#define", 1)[0]
+    return [" ".join(x.strip() for x in m.group(1).split(","))
+            for m in re.finditer(r'X\("[^"]+", ([\d, ]+)\)', block)]
+
+
+def aligned(ld, esize):
+    return ld * esize % 16 == 0
+
+
+class Model:
+    """The model of one precision over its configurations (read_configs)."""
+
+    def __init__(self, configs, esize, sms, launch_us, bw_gbs):
+        self.configs, self.esize, self.sms = configs, esize, sms
+        self.launch, self.bw = launch_us * 1e-6, bw_gbs * 1e9
+        self.index = {c[0]: i for i, c in enumerate(configs)}
+
+    def occupancy(self, i):
+        _, bm, bn, bk, stages = self.configs[i]
+        smem = (bm + bn) * bk * self.esize * stages * 1.05
+        return max(1, min(int(228 * 1024 // smem), 8))
+
+    def time_s(self, i, p, m, n, k, s, al):
+        """Predicted seconds of configuration i in s slices (al: both operands aligned) with
+        constants p (fit_one's parameters; constants() gives them in their own units)."""
+        _, bm, bn, bk, _ = self.configs[i]
+        rate_tflops, fixed, jsat, unaligned = self.constants(i, p)
+        return self.time_const(i, rate_tflops, fixed, jsat, unaligned, m, n, k, s, al)
+
+    def constants(self, i, p):
+        """p's constants: TFLOP/s of the chip, a unit's fixed k-tiles, the blocks an SM needs to
+        reach the rate (1 to occ), the rate's factor without 16-byte copies (0 to 1)."""
+        occ = self.occupancy(i)
+        sig = lambda x: 1 / (1 + math.exp(-min(max(x, -50.0), 50.0)))
+        return (math.exp(min(p[0], 10.0)), math.exp(min(max(p[1], -20.0), 10.0)), 1 + (occ - 1) * sig(p[2]),
+                sig(p[3]))
+
+    def time_const(self, i, rate_tflops, fixed, jsat, unaligned, m, n, k, s, al):
+        """kernels/choose.cuh's time of configuration i in s slices."""
+        _, bm, bn, bk, _ = self.configs[i]
+        rate = rate_tflops * 1e12 / self.sms * (1.0 if al else unaligned)
+        occ = self.occupancy(i)
+        units = -(-m // bm) * -(-n // bn) * s
+        kt = -(-(-(-k // bk)) // s)
+        busy = -(-units // self.sms)
+        j = min(busy, occ)
+        t = busy * (kt + fixed / j) * 2.0 * bm * bn * bk / (rate * min(1.0, j / jsat)) + self.launch
+        if s > 1:
+            t += (s + 1) * m * n * self.esize / self.bw + self.launch
+        return t
+
+    def fit_one(self, i, rows):
+        """LM on log(predicted / measured), soft-L1 (scale 0.1), numeric Jacobian."""
+        best = None
+        for start in ([math.log(40.0), math.log(4.0), 0.0, 2.0], [math.log(60.0), math.log(1.0), -2.0, 0.0],
+                      [math.log(30.0), math.log(10.0), 2.0, 3.0]):
+            p, c = self.lm(i, rows, start)
+            if best is None or c < best[1]:
+                best = (p, c)
+        return best[0]
+
+    def lm(self, i, rows, p):
+        lam = 1e-2
+
+        def resid(q):
+            return [math.log(self.time_s(i, q, *r[:5]) / r[5]) for r in rows]
+
+        def cost(rs):
+            return sum(2 * 0.01 * (math.sqrt(1 + (x / 0.1) ** 2) - 1) for x in rs)
+
+        r0 = resid(p)
+        c0 = cost(r0)
+        for _ in range(200):
+            w = [1 / math.sqrt(math.sqrt(1 + (x / 0.1) ** 2)) for x in r0]  # IRLS weights
+            jac = []
+            for d in range(4):
+                q = list(p)
+                h = 1e-5 * max(1.0, abs(q[d]))
+                q[d] += h
+                jac.append([(a - b) / h for a, b in zip(resid(q), r0)])
+            A = [[sum(w[t] ** 2 * jac[a][t] * jac[b][t] for t in range(len(rows))) for b in range(4)]
+                 for a in range(4)]
+            g = [sum(w[t] ** 2 * jac[a][t] * r0[t] for t in range(len(rows))) for a in range(4)]
+            improved = False
+            while lam < 1e8:
+                M = [[A[a][b] + (lam * (A[a][a] + 1e-12) if a == b else 0) for b in range(4)] for a in range(4)]
+                step = solve(M, [-x for x in g])
+                q = [a + b for a, b in zip(p, step)]
+                r1 = resid(q)
+                c1 = cost(r1)
+                if c1 < c0:
+                    improved = c0 - c1 > 1e-10 * (1 + c0)
+                    p, r0, c0, lam = q, r1, c1, max(lam / 3, 1e-9)
+                    break
+                lam *= 4
+            if not improved:
+                break
+        return p, c0
+
+    def fit(self, rows):
+        params = []
+        for i, c in enumerate(self.configs):
+            mine = [r[1:] for r in rows if r[0] == i]
+            if not mine:
+                sys.exit(f"fit_model.py: no rows of configuration {c[0]}")
+            params.append(self.fit_one(i, mine))
+        return params
+
+
+def solve(M, v):
+    """Gaussian elimination with partial pivoting (4 x 4)."""
+    n = len(v)
+    a = [row[:] + [v[i]] for i, row in enumerate(M)]
+    for c in range(n):
+        piv = max(range(c, n), key=lambda r: abs(a[r][c]))
+        a[c], a[piv] = a[piv], a[c]
+        if abs(a[c][c]) < 1e-300:
+            return [0.0] * n
+        for r in range(c + 1, n):
+            f = a[r][c] / a[c][c]
+            for cc in range(c, n + 1):
+                a[r][cc] -= f * a[c][cc]
+    x = [0.0] * n
+    for r in range(n - 1, -1, -1):
+        x[r] = (a[r][n] - sum(a[r][cc] * x[cc] for cc in range(r + 1, n))) / a[r][r]
+    return x
+
+
+def read_rows(paths, model):
+    """Rows (config index, m, n, k, splits, aligned, seconds, trans, ratio) of round 0 that passed."""
+    rows = []
+    for path in paths:
+        for r in csv.DictReader(open(os.path.join(ROOT, path))):
+            if r.get("round", "0") != "0" or r["check"] != "ok" or r["candidate"] not in model.index:
+                continue
+            m, n, k, tr = int(r["m"]), int(r["n"]), int(r["k"]), r["trans"]
+            lda, ldb = (k if tr[0] == "T" else m), (n if tr[1] == "T" else k)
+            al = aligned(lda, model.esize) and aligned(ldb, model.esize)
+            rows.append((model.index[r["candidate"]], m, n, k, int(r["splits"]), al,
+                         float(r["ms"]) * 1e-3, tr, float(r["ratio"])))
+    return rows
+
+
+def header(spec, model, params):
+    p = spec["prec"]
+    P = p.upper()
+    lines = [f"// {p}gemm_model.gen.h: GENERATED by python3 perf/tables/fit_model.py "
+             f"{spec['path']}. Do not edit.",
+             "// The kernel chooser's cost model (kernels/choose.cuh) fitted to the tuner CSVs",
+             "// " + ", ".join(spec["csv"]) + ".",
+             f"#define FG_{P}GEMM_MODEL_SMS {model.sms}",
+             f"#define FG_{P}GEMM_MODEL_LAUNCH_S {model.launch:.6g}",
+             f"#define FG_{P}GEMM_MODEL_BYTES_PER_S {model.bw:.6g}",
+             "// Per configuration of the table, in its order: X(name, TFLOP/s of the whole chip "
+             "(its SMs' rate),",
+             "// a unit's fixed cost in k-tiles, the blocks an SM needs to reach the rate, the rate's "
+             "factor where",
+             "// an operand rules out 16-byte copies, the blocks an SM holds)",
+             f"#define FG_{P}GEMM_MODEL(X) \\"]
+    body = []
+    for i, c in enumerate(model.configs):
+        rate, fixed, jsat, unaligned = model.constants(i, params[i])
+        body.append(f'    X("{c[0]}", {rate:.4g}, {fixed:.4g}, {jsat:.4g}, {unaligned:.4g}, {model.occupancy(i)})')
+    lines.append(" \\\n".join(body))
+    return "\n".join(lines) + "\n"
+
+
+def candidates(model, m, n, k):
+    """The (configuration, splits) the chooser weighs (kernels/choose.cuh's split_options)."""
+    for i, c in enumerate(model.configs):
+        _, bm, bn, bk, _ = c
+        tiles = -(-m // bm) * -(-n // bn)
+        yield i, 1
+        if tiles >= 2 * model.sms:
+            continue
+        for s in (2, 3, 4, 6, 8, 12, 16, 24, 32, 48, 64):
+            if k // s >= 8 * bk and tiles * s <= 8 * model.sms:
+                yield i, s
+
+
+def judge(model, params, rows):
+    probs = {}
+    for r in rows:
+        probs.setdefault((r[7], r[1], r[2], r[3]), []).append(r)
+    scores = []
+    for (tr, m, n, k), here in sorted(probs.items()):
+        best = max(here, key=lambda r: r[8])
+        pick = min(here, key=lambda r: model.time_s(r[0], params[r[0]], m, n, k, r[4], r[5]))
+        scores.append((pick[8] / best[8], pick[8], best[8], tr, m, n, k, pick, best))
+    g = lambda xs: math.exp(sum(map(math.log, xs)) / len(xs))
+    print(f"{len(scores)} problems: pick/best geometric mean {g([s[0] for s in scores]):.3f}, lowest "
+          f"{min(s[0] for s in scores):.3f}; ratio to cuBLAS: pick {g([s[1] for s in scores]):.3f}, "
+          f"best {g([s[2] for s in scores]):.3f}")
+    for s in sorted(scores)[:8]:
+        print(f"  {s[3]} {s[4]}x{s[5]}x{s[6]}: pick {model.configs[s[7][0]][0]} s{s[7][4]} {s[1]:.3f}, "
+              f"best {model.configs[s[8][0]][0]} s{s[8][4]} {s[2]:.3f}")
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("spec")
+    ap.add_argument("--check", action="store_true")
+    ap.add_argument("--judge", nargs="+")
+    ap.add_argument("--candidates", action="store_true")
+    a = ap.parse_args()
+    spec = read_spec(a.spec)
+    if a.candidates:
+        print(f"# the configurations of {spec['configs']}, in its order (fit_model.py --candidates)")
+        print("\n".join(candidate_lines(spec["configs"])))
+        return 0
+    spec["path"] = os.path.relpath(os.path.abspath(a.spec), ROOT)
+    esize = 4 if spec["prec"] == "s" else 8
+    model = Model(read_configs(spec["configs"]), esize, int(spec["sms"]), float(spec["launch-us"]),
+                  float(spec["bandwidth-gbs"]))
+    params = model.fit(read_rows(spec["csv"], model))
+    if a.judge:
+        judge(model, params, read_rows(a.judge, model))
+        return 0
+    text = header(spec, model, params)
+    out = os.path.join(ROOT, spec["output"])
+    if a.check:
+        old = open(out).read() if os.path.exists(out) else ""
+        if old != text:
+            print(f"{spec['output']} differs from what {spec['path']} makes; run fit_model.py {spec['path']}")
+            return 1
+        return 0
+    open(out, "w").write(text)
+    print(f"wrote {spec['output']}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
