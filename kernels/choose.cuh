@@ -1,8 +1,9 @@
 // choose.cuh: the kernel chooser. For a call off the tuned grid it weighs every configuration of
 // a family's table, unsplit and in each useful number of split-K slices, by a cost model of
 // waves, tile efficiency and k depth, and takes the least predicted time. The model's constants
-// are fitted per configuration by perf/tables/fit_model.py to tuner runs on random problems
-// (kernels/*gemm_model.gen.h); time() below is that script's time_const, term for term.
+// are fitted by perf/tables/fit_model.py to tuner runs on random problems
+// (kernels/*gemm_model.gen.h); time() below is that script's time_const, term for term. The same
+// model says whether copying unaligned operands aligned first pays (pack_choice).
 #pragma once
 
 #include "common/launch.cuh"
@@ -17,19 +18,29 @@ namespace fg_choose {
 
 // One configuration's constants (X of FG_*GEMM_MODEL): the chip's rate in TFLOP/s at the SM
 // count the model was fitted on, a unit's fixed cost in k-tiles (prologue, epilogue), the blocks
-// an SM needs to reach the rate, the rate's factor where an operand rules out 16-byte copies,
-// the blocks an SM holds.
+// an SM needs to reach the rate, the rate's factor unless both operands allow 16-byte copies
+// (its own copy paths: a TMA configuration's fallback), the blocks an SM holds.
 struct Cost {
     const char *name;
     double tflops, fixed, jsat, unaligned;
     int occ;
 };
 
-// The model's launch and bandwidth constants, and the SM count its rates were fitted at.
+// What the family's configurations share: the SM count their rates were fitted at, a launch's
+// cost, the device memory's rate (split-K's reduction, packing), and the rate's factor by copy
+// class (copy_class).
 struct Machine {
     int fitted_sms;
     double launch_s, bytes_per_s;
+    double factor[16];
 };
+
+// A call's copy class: its transpose pair and whether each operand allows 16-byte copies
+// (aligned16 of its pointer and leading dimension), which decide the kernels' copy paths.
+inline int copy_class(bool ta, bool tb, bool al_a, bool al_b)
+{
+    return (int)ta + 2 * (int)tb + 4 * (int)al_a + 8 * (int)al_b;
+}
 
 // The split-K slices weighed for a block tile: 1, and where the tiles fill fewer than two
 // waves, each that leaves a slice at least 8 k-tiles and all slices at most 8 blocks per SM
@@ -58,11 +69,11 @@ inline int device_sms()
 }
 
 // The predicted seconds of a bm x bn x bk configuration of cost c in `splits` slices on
-// m x n x k with `sms` SMs; aligned: both operands allow 16-byte copies.
+// m x n x k in copy class cls with `sms` SMs.
 inline double time(const Cost &c, const Machine &mc, int bm, int bn, int bk, int64_t m, int64_t n,
-                   int64_t k, int splits, bool aligned, int sms, size_t esize)
+                   int64_t k, int splits, int cls, int sms, size_t esize)
 {
-    const double rate = c.tflops * 1e12 / mc.fitted_sms * (aligned ? 1.0 : c.unaligned);
+    const double rate = c.tflops * 1e12 / mc.fitted_sms * mc.factor[cls] * (cls >= 12 ? 1.0 : c.unaligned);
     const int64_t units = ((m + bm - 1) / bm) * ((n + bn - 1) / bn) * splits;
     const int64_t kt = ((k + bk - 1) / bk + splits - 1) / splits;
     const int64_t busy = (units + sms - 1) / sms;
@@ -73,12 +84,14 @@ inline double time(const Cost &c, const Machine &mc, int bm, int bn, int bk, int
     return t;
 }
 
-// The configuration (an index of configs) and slices of least predicted time on g; splits
-// above 0 fixes the slices (the configuration is still chosen).
+// The configuration (an index of configs) and slices of least predicted time on g, whose
+// operands allow 16-byte copies or not (al_a, al_b), and that time; splits above 0 fixes the
+// slices (the configuration is still chosen).
 template <class Config, size_t N, class G>
-void choose(const Config (&configs)[N], const Cost (&costs)[N], const Machine &mc, const G &g, bool aligned,
-            int splits, int *config_out, int *splits_out)
+double choose(const Config (&configs)[N], const Cost (&costs)[N], const Machine &mc, const G &g, bool al_a,
+              bool al_b, int splits, int *config_out, int *splits_out)
 {
+    const int cls = copy_class(g.ta, g.tb, al_a, al_b);
     int sms = device_sms();
     if (sms <= 0) sms = mc.fitted_sms;
     double best = INFINITY;
@@ -89,13 +102,33 @@ void choose(const Config (&configs)[N], const Cost (&costs)[N], const Machine &m
         for (int s : split_choices) {
             if (splits > 0) s = splits; // the one asked
             else if (!split_useful(tiles, g.k, cf.bk, s, sms)) continue;
-            const double t = time(costs[i], mc, cf.bm, cf.bn, cf.bk, g.m, g.n, g.k, s, aligned, sms,
+            const double t = time(costs[i], mc, cf.bm, cf.bn, cf.bk, g.m, g.n, g.k, s, cls, sms,
                                   sizeof(*g.a));
             if (t < best) best = t, best_c = (int)i, best_s = s;
             if (splits > 0) break;
         }
     }
     *config_out = best_c, *splits_out = best_s;
+    return best;
+}
+
+// Whether copying the operands that rule out 16-byte copies into aligned workspace first
+// (backends/cuda/pack.cu) pays: the model's best time with them aligned plus the copies (each
+// reads and writes its rows x cols elements, and costs a launch) against its best time as they
+// are. pack_a, pack_b: which to copy (none where it does not pay).
+template <class Config, size_t N, class G>
+void pack_choice(const Config (&configs)[N], const Cost (&costs)[N], const Machine &mc, const G &g, bool al_a,
+                 bool al_b, bool *pack_a, bool *pack_b)
+{
+    *pack_a = *pack_b = false;
+    if (al_a && al_b) return;
+    int c, s;
+    const double as_is = choose(configs, costs, mc, g, al_a, al_b, 0, &c, &s);
+    const double es = (double)sizeof(*g.a);
+    double packed = choose(configs, costs, mc, g, true, true, 0, &c, &s);
+    if (!al_a) packed += 2.0 * es * (double)g.m * (double)g.k / mc.bytes_per_s + mc.launch_s;
+    if (!al_b) packed += 2.0 * es * (double)g.k * (double)g.n / mc.bytes_per_s + mc.launch_s;
+    if (packed < as_is) *pack_a = !al_a, *pack_b = !al_b;
 }
 
 } // namespace fg_choose

@@ -7,13 +7,16 @@
 #include "kernels.h"
 
 // A tuned family: its configuration called `name`, or -1; the plan of a GEMM (config: an index,
-// or -1 for the family's choice; the rest as fg_kernel_plan_gemm's); a plan's launch.
+// or -1 for the family's choice; the rest as fg_kernel_plan_gemm's); which operands to copy
+// aligned first (fg_kernel_pack); a plan's launch.
 #define FG_TUNED_FAMILY(F)                                                                      \
     FG_HIDDEN int fg_##F##_find(const char *name);                                              \
     FG_HIDDEN void fg_##F##_plan(const fg_gemm_args *g, const void *a, int64_t lda, const void *b, \
                                  int64_t ldb, int config, int splits, int stream_k, int choice,     \
                                  size_t max_ws,                                                 \
                                  fg_kernel_plan *plan);                                         \
+    FG_HIDDEN void fg_##F##_pack(const fg_gemm_args *g, const void *a, int64_t lda, const void *b, \
+                                 int64_t ldb, bool *pack_a, bool *pack_b);                      \
     FG_HIDDEN cudaError_t fg_##F##_launch(const fg_kernel_plan *plan, const fg_gemm_args *g,    \
                                           const void *a, int64_t lda, const void *b, int64_t ldb, \
                                           void *c, int64_t ldc, void *ws, cudaStream_t s);

@@ -173,15 +173,14 @@ void table_plan(const Config<T> (&configs)[NC], const Entry (&table)[NE], const 
                 fg_kernel_plan *plan)
 {
     if (config < 0 || config >= (int)NC) {
-        const bool aligned =
-            fg_kern::aligned16(a, lda, sizeof(T)) && fg_kern::aligned16(b, ldb, sizeof(T));
+        const bool al_a = fg_kern::aligned16(a, lda, sizeof(T)), al_b = fg_kern::aligned16(b, ldb, sizeof(T));
         double d;
-        const Entry &e = lookup(table, g, sizeof(T), aligned, &d);
+        const Entry &e = lookup(table, g, sizeof(T), al_a && al_b, &d);
         if (choice == FG_CHOICE_TABLE || d <= measured_near) {
             config = e.config;
             if (splits < 1) splits = e.splits;
         } else {
-            fg_choose::choose(configs, costs, machine, gemm_of<T>(g, a, lda, b, ldb), aligned, splits, &config,
+            fg_choose::choose(configs, costs, machine, gemm_of<T>(g, a, lda, b, ldb), al_a, al_b, splits, &config,
                               &splits);
         }
     } else if (splits < 1) {
@@ -189,6 +188,16 @@ void table_plan(const Config<T> (&configs)[NC], const Entry (&table)[NE], const 
     }
     plan_config(configs[config], gemm_of<T>(g, a, lda, b, ldb), splits, stream_k, max_ws, plan);
     plan->family = family, plan->config = config;
+}
+
+// Which operands of g to copy aligned first (fg_choose::pack_choice on the family's model).
+template <class T, size_t NC>
+void table_pack(const Config<T> (&configs)[NC], const fg_choose::Cost (&costs)[NC], const fg_choose::Machine &machine,
+                const fg_gemm_args *g, const void *a, int64_t lda, const void *b, int64_t ldb, bool *pack_a,
+                bool *pack_b)
+{
+    fg_choose::pack_choice(configs, costs, machine, gemm_of<T>(g, a, lda, b, ldb), fg_kern::aligned16(a, lda, sizeof(T)),
+                           fg_kern::aligned16(b, ldb, sizeof(T)), pack_a, pack_b);
 }
 
 // Runs a plan of table_plan's.
@@ -215,6 +224,11 @@ cudaError_t table_launch(const Config<T> (&configs)[NC], const fg_kernel_plan *p
     {                                                                                           \
         fg_table::table_plan(configs, table, costs, machine, FAMILY, g, a, lda, b, ldb, config, \
                              splits, stream_k, choice, max_ws, plan);                           \
+    }                                                                                           \
+    void fg_##F##_pack(const fg_gemm_args *g, const void *a, int64_t lda, const void *b,         \
+                       int64_t ldb, bool *pack_a, bool *pack_b)                                 \
+    {                                                                                           \
+        fg_table::table_pack(configs, costs, machine, g, a, lda, b, ldb, pack_a, pack_b);       \
     }                                                                                           \
     cudaError_t fg_##F##_launch(const fg_kernel_plan *plan, const fg_gemm_args *g,              \
                                 const void *a, int64_t lda, const void *b, int64_t ldb, void *c, \

@@ -40,6 +40,17 @@ cudaError_t fg_kernel_plan_gemm(const fg_gemm_args *g, const void *a, int64_t ld
     return cudaSuccess;
 }
 
+void fg_kernel_pack(const fg_gemm_args *g, const void *a, int64_t lda, const void *b, int64_t ldb, bool dmma,
+                    bool *pack_a, bool *pack_b)
+{
+    *pack_a = *pack_b = false;
+    if (g->dt == FG_F64) {
+        if (dmma) fg_dmma_pack(g, a, lda, b, ldb, pack_a, pack_b);
+    } else {
+        fg_simt_pack(g, a, lda, b, ldb, pack_a, pack_b);
+    }
+}
+
 void fg_kernel_plan_unsplit(fg_kernel_plan *plan)
 {
     plan->instance = plan->instance_unsplit;

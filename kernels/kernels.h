@@ -44,6 +44,11 @@ FG_HIDDEN cudaError_t fg_kernel_plan_gemm(const fg_gemm_args *g, const void *a, 
                                           const void *b, int64_t ldb, int family, int config,
                                           int splits, int stream_k, int choice, bool dmma, size_t max_ws,
                                           fg_kernel_plan *plan);
+// Which of the operands a and b that rule out 16-byte copies are worth copying into aligned
+// workspace before the GEMM (its cost against the kernels' faster copies, by the family's cost
+// model): *pack_a, *pack_b; none for the tiled kernel (dmma as fg_kernel_plan_gemm's).
+FG_HIDDEN void fg_kernel_pack(const fg_gemm_args *g, const void *a, int64_t lda, const void *b, int64_t ldb,
+                              bool dmma, bool *pack_a, bool *pack_b);
 // The same kernel with no workspace (one slice, no stream-K), where none could be had.
 FG_HIDDEN void fg_kernel_plan_unsplit(fg_kernel_plan *plan);
 // Launches a plan on stream s; ws: plan->ws_bytes of device memory (NULL when 0).

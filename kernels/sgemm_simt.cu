@@ -18,7 +18,8 @@ constexpr fg_table::Config<float> configs[] = {FG_SGEMM_CONFIGS(FG_CONFIG)};
 constexpr fg_table::Entry table[] = {FG_SGEMM_TABLE(FG_ENTRY)};
 #define FG_COST(name, tflops, fixed, jsat, unaligned, occ) {name, tflops, fixed, jsat, unaligned, occ},
 constexpr fg_choose::Cost costs[] = {FG_SGEMM_MODEL(FG_COST)};
-constexpr fg_choose::Machine machine = {FG_SGEMM_MODEL_SMS, FG_SGEMM_MODEL_LAUNCH_S, FG_SGEMM_MODEL_BYTES_PER_S};
+constexpr fg_choose::Machine machine = {FG_SGEMM_MODEL_SMS, FG_SGEMM_MODEL_LAUNCH_S, FG_SGEMM_MODEL_BYTES_PER_S,
+                                        FG_SGEMM_MODEL_FACTORS};
 
 } // namespace
 

@@ -17,10 +17,12 @@
 // the GPU runs faster than the host queues it (256^3-512^3) would otherwise be timed by the host.
 // --only NAME,... times the named candidates alone (in the order of the build's list).
 // --shapes random:COUNT:SEED[:LO:HI] tunes on seeded random cases (perf/shapes.h), each with its
-// own transposes (--trans does not apply), --gflop MIN:MAX keeping those of that many GFLOP:
-// tune on one seed, then judge the table with fastgemm-sweep on another.
+// own transposes (--trans does not apply), --gflop MIN:MAX keeping those of that many GFLOP,
+// --multiple N rounding m, n and k up to multiples of N (N = 4: every leading dimension a
+// multiple of 16 bytes, as the problems' are rows): tune on one seed, then judge the table with
+// fastgemm-sweep on another.
 // Usage: fastgemm-tune [--prec s|d] [--shapes MxNxK,...|random:COUNT:SEED[:LO:HI]]
-//                      [--gflop MIN:MAX] [--trans NN,TN,...] [--reps N]
+//                      [--gflop MIN:MAX] [--multiple N] [--trans NN,TN,...] [--reps N]
 //                      [--csv FILE] [--emit FILE] [--max-configs N] [--keep NAME,...]
 //                      [--select-from CSV] [--stream-k 0|1] [--queued 0|1] [--only NAME,...]
 // Exit status: 0; 2 when an option, a file or the table could not be had (that first, since
@@ -169,6 +171,7 @@ struct Options {
                       // runs them; 0: never)
     int queued = 0;   // 1: rounds timed on the GPU alone (Bench::hold_rounds)
     double gflop_min = 0, gflop_max = INFINITY; // random cases: the flop window
+    long multiple = 1; // random cases: m, n and k rounded up to a multiple of this
 };
 
 // The shapes the options name, each with the transpose pairs to time ("NN,TN,...").
@@ -177,10 +180,13 @@ bool shape_list(const Options &o, std::vector<std::pair<Shape, std::string>> &li
     if (o.shapes.compare(0, 7, "random:") == 0) {
         RandomSpec r;
         if (!parse_random_spec(o.shapes, &r)) return false;
-        printf("random shapes: %ld, seed %llu, m, n, k log-uniform in [%ld, %ld], %g-%g GFLOP\n",
-               r.count, (unsigned long long)r.seed, r.lo, r.hi, o.gflop_min, o.gflop_max);
+        printf("random shapes: %ld, seed %llu, m, n, k log-uniform in [%ld, %ld], %g-%g GFLOP, "
+               "multiples of %ld\n",
+               r.count, (unsigned long long)r.seed, r.lo, r.hi, o.gflop_min, o.gflop_max, o.multiple);
+        const long q = o.multiple;
         for (const Case &c : random_problems(r, o.gflop_min, o.gflop_max))
-            list.push_back({{c.m, c.n, c.k}, std::string{c.ta, c.tb}});
+            list.push_back({{(c.m + q - 1) / q * q, (c.n + q - 1) / q * q, (c.k + q - 1) / q * q},
+                            std::string{c.ta, c.tb}});
         return true;
     }
     for (const char *p = o.shapes.c_str(); p && *p;) {
@@ -603,6 +609,7 @@ int main(int argc, char **argv)
         else if (!strcmp(argv[i], "--select-from")) o.select_from = argv[i + 1];
         else if (!strcmp(argv[i], "--stream-k")) o.stream_k = atoi(argv[i + 1]);
         else if (!strcmp(argv[i], "--queued")) o.queued = atoi(argv[i + 1]);
+        else if (!strcmp(argv[i], "--multiple")) o.multiple = std::max(1, atoi(argv[i + 1]));
         else if (!strcmp(argv[i], "--gflop")) {
             if (!parse_gflop_window(argv[i + 1], &o.gflop_min, &o.gflop_max)) return 2;
         } else {

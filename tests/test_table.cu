@@ -2,7 +2,8 @@
 // launch (kernels/gemm_table.cuh), host code only: the nearest point of the call's transpose
 // pair, of the same kind (16-byte copies possible or not) where one lies within a factor of 2,
 // else of either kind; the plan's slices, stream-K part, instances and workspace within a
-// limit, on a configuration of stand-ins; the cost model's choice (choose.cuh) between two.
+// limit, on a configuration of stand-ins; the cost model's choice (choose.cuh) between two,
+// and its packing rule.
 #include "../kernels/gemm_table.cuh"
 
 #include <stdio.h>
@@ -94,8 +95,8 @@ static void check_plans()
     // The table's choice: its configuration and split-K, unless a configuration or slices are forced.
     const fg_table::Config<float> configs[2] = {fake_no_sk, fake_no_sk};
     const fg_table::Entry entries[] = {{1024, 1024, 1024, 0, 1, 4}};
-    const fg_choose::Cost costs[2] = {{"fake", 40, 2, 1, 0.9, 4}, {"fake", 40, 2, 1, 0.9, 4}};
-    const fg_choose::Machine machine = {132, 4e-6, 2.5e12};
+    const fg_choose::Cost costs[2] = {{"fake", 40, 2, 1, 1, 4}, {"fake", 40, 2, 1, 1, 4}};
+    const fg_choose::Machine machine = {132, 4e-6, 2.5e12, {1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1}};
     fg_gemm_args g = {};
     g.dt = FG_F32, g.ta = g.tb = 'N', g.m = g.n = g.k = 1024, g.alpha = 1;
     fg_kernel_plan t;
@@ -119,12 +120,13 @@ static void check_choice()
     const fg_table::Config<float> big = {"big", 128, 128, 16, fake_instance, nullptr, fake_launch};
     const fg_table::Config<float> small = {"small", 32, 32, 32, fake_instance, nullptr, fake_launch};
     const fg_table::Config<float> configs[2] = {big, small};
-    const fg_choose::Cost costs[2] = {{"big", 40, 2, 1, 0.9, 2}, {"small", 15, 3, 3, 1.0, 8}};
-    const fg_choose::Machine machine = {132, 4e-6, 2.5e12};
+    const fg_choose::Cost costs[2] = {{"big", 40, 2, 1, 1, 2}, {"small", 15, 3, 3, 1, 8}};
+    // Unaligned operands (classes 0-11) at 0.8 of the aligned rate (12-15).
+    const fg_choose::Machine machine = {132, 4e-6, 2.5e12, {.8, .8, .8, .8, .8, .8, .8, .8, .8, .8, .8, .8, 1, 1, 1, 1}};
     static_assert(fg_table::same_name("big", "big") && !fg_table::same_name("big", "bigger"), "same_name");
     auto pick = [&](int64_t m, int64_t n, int64_t k, int splits, int *c, int *s) {
         const fg_kern::Gemm<float> g = {false, false, m, n, k, 1.f, nullptr, m, nullptr, k, 0.f, nullptr, m};
-        fg_choose::choose(configs, costs, machine, g, true, splits, c, s);
+        fg_choose::choose(configs, costs, machine, g, true, true, splits, c, s);
     };
     int c = -1, s = -1;
     pick(8192, 8192, 8192, 0, &c, &s);
@@ -137,6 +139,16 @@ static void check_choice()
     pick(64, 64, 64, 0, &c, &s);
     check("choice: 64^3 (one large tile, 4 small ones) takes the small tile", c, 1);
     check("choice: k too short to split", s, 1);
+    // Packing: where the copies cost less than the rate they win; only the unaligned operand.
+    bool pa = true, pb = true;
+    fg_kern::Gemm<float> g8 = {false, false, 8192, 8192, 8192, 1.f, nullptr, 8191, nullptr, 8192, 0.f, nullptr, 8192};
+    fg_choose::pack_choice(configs, costs, machine, g8, false, true, &pa, &pb);
+    check("pack: 8192^3 with A unaligned: A copied, B not", pa * 10 + pb, 10);
+    g8.n = 16; // the copy of A (8192^2) costs more than 16 columns of C win
+    fg_choose::pack_choice(configs, costs, machine, g8, false, true, &pa, &pb);
+    check("pack: 8192x16x8192 with A unaligned: nothing copied", pa * 10 + pb, 0);
+    fg_choose::pack_choice(configs, costs, machine, g8, true, true, &pa, &pb);
+    check("pack: aligned operands: nothing copied", pa * 10 + pb, 0);
     // Through the plan: the model's choice unless the table's is asked.
     const fg_table::Entry entries[] = {{256, 256, 8192, 0, 0, 1}};
     fg_gemm_args g = {};

@@ -41,10 +41,10 @@ typedef struct {
     void *ws_a, *ws_b;
 } fg_packed;
 // Copies the operands that rule out the kernels' 16-byte copies (pointer or leading dimension)
-// into aligned workspaces on stream s, as FASTGEMM_PACK says (0 never; 1 where each copy costs
-// about 2% of the GEMM or less and both operands come out aligned; 2 always), and points p at
-// them. Where no workspace can be had, p stays at the caller's operands.
-FG_HIDDEN void fg_pack_operands(const fg_settings *set, const fg_gemm_args *g, fg_packed *p,
+// into aligned workspaces on stream s, as FASTGEMM_PACK says (0 never; 1 where the kernel
+// layer's cost model says the copies pay, fg_kernel_pack, dmma as its; 2 always), and points p
+// at them. Where no workspace can be had, p stays at the caller's operands.
+FG_HIDDEN void fg_pack_operands(const fg_settings *set, const fg_gemm_args *g, bool dmma, fg_packed *p,
                                 cudaStream_t s);
 // Frees p's workspaces on s (after the kernel that reads them is queued).
 FG_HIDDEN cudaError_t fg_unpack(fg_packed *p, cudaStream_t s);

@@ -3,6 +3,7 @@
 // leading dimension is, so that the aligned instances run (the SIMT kernels' fast loop and
 // stream-K, the DMMA kernels' TMA): O(mk + kn) memory traffic against O(mnk) work.
 #include "backends/cuda/cuda_backend.h"
+#include "kernels/kernels.h"
 
 #include <stdint.h>
 
@@ -11,16 +12,6 @@ namespace {
 bool aligned16(const void *p, int64_t ld, size_t es)
 {
     return (reinterpret_cast<uintptr_t>(p) % 16) == 0 && (ld * (int64_t)es) % 16 == 0;
-}
-
-// Where it pays (FASTGEMM_PACK=1): the copy moves the operand's bytes twice (read and write)
-// at the device memory's rate, the GEMM runs 2mnk flops at the kernels' rate; an operand is
-// packed when its copy costs at most about 2% of the GEMM (bytes <= mnk / 1024 for either
-// precision): A when n is 1024 es or more, B when m is.
-bool pays(const fg_gemm_args *g, int64_t rows, int64_t cols, size_t es)
-{
-    const double bytes = (double)rows * (double)cols * (double)es;
-    return bytes * 1024.0 <= (double)g->m * (double)g->n * (double)g->k;
 }
 
 // The rows x cols column-major matrix at src (leading dimension ld) into a fresh workspace
@@ -46,30 +37,30 @@ cudaError_t pack(const void *src, int64_t ld, int64_t rows, int64_t cols, size_t
 
 } // namespace
 
-void fg_pack_operands(const fg_settings *set, const fg_gemm_args *g, fg_packed *p, cudaStream_t s)
+void fg_pack_operands(const fg_settings *set, const fg_gemm_args *g, bool dmma, fg_packed *p, cudaStream_t s)
 {
     const size_t es = g->dt == FG_F64 ? 8 : 4;
     p->ws_a = p->ws_b = nullptr;
-    const bool a_ok = aligned16(p->a, p->lda, es), b_ok = aligned16(p->b, p->ldb, es);
-    if (set->pack == 0 || (a_ok && b_ok)) return;
+    bool pack_a = !aligned16(p->a, p->lda, es), pack_b = !aligned16(p->b, p->ldb, es);
+    if (set->pack == 0 || !(pack_a || pack_b)) return;
+    // Where it pays (1): the kernel layer's model weighs the copies against the faster kernels.
+    if (set->pack == 1) fg_kernel_pack(g, p->a, p->lda, p->b, p->ldb, dmma, &pack_a, &pack_b);
     // op(A) is m x k: A is m x k (N) or k x m (T); op(B) is k x n: B is k x n or n x k.
     const int64_t ar = g->ta == 'N' ? g->m : g->k, ac = g->ta == 'N' ? g->k : g->m;
     const int64_t br = g->tb == 'N' ? g->k : g->n, bc = g->tb == 'N' ? g->n : g->k;
-    // Both or neither: the aligned instances need both operands aligned.
-    if (set->pack == 1 && !((a_ok || pays(g, ar, ac, es)) && (b_ok || pays(g, br, bc, es)))) return;
     void *w;
     int64_t ld;
-    if (!a_ok) {
+    if (pack_a) {
         if (pack(p->a, p->lda, ar, ac, es, s, &w, &ld) != cudaSuccess) {
             cudaGetLastError(); // no room: the operands as they are
             return;
         }
         p->ws_a = w, p->a = w, p->lda = ld;
     }
-    if (!b_ok) {
+    if (pack_b) {
         if (pack(p->b, p->ldb, br, bc, es, s, &w, &ld) != cudaSuccess) {
-            cudaGetLastError();
-            p->a = p->a0, p->lda = p->lda0; // A packed alone buys nothing
+            cudaGetLastError(); // no room: the operands as they are
+            p->a = p->a0, p->lda = p->lda0;
             fg_unpack(p, s);
             return;
         }

@@ -89,7 +89,7 @@ cudaError_t fg_run_gemm(int dev, const fg_settings *set, const fg_gemm_args *g, 
     constexpr size_t max_ws = (size_t)256 << 20;
     // Operands that rule out 16-byte copies, copied aligned first where it pays (pack.cu).
     fg_packed p = {a, b, lda, ldb, a, b, lda, ldb, nullptr, nullptr};
-    fg_pack_operands(set, g, &p, s);
+    fg_pack_operands(set, g, dmma, &p, s);
     fg_kernel_plan plan;
     cudaError_t err = fg_kernel_plan_gemm(g, p.a, p.lda, p.b, p.ldb, family, config, set->split_k,
                                           set->stream_k, set->choice, dmma, max_ws, &plan);

@@ -5,14 +5,17 @@ The model of one launch of configuration c in s slices of k on an m x n x k prob
 library's copy: kernels/choose.cuh, which must agree with time_s below):
   tiles = ceil(m/BM) ceil(n/BN), units = tiles * s, each of kt = ceil(ceil(k/BK) / s) k-tiles;
   the busiest SM runs B = ceil(units / SMs) units, up to occ(c) at a time;
-  j = min(B, occ(c)), rate = r_c min(1, j / jsat_c), times u_c where an operand rules out
-  16-byte copies;
+  j = min(B, occ(c)), rate = r_c min(1, j / jsat_c) f[class] (times u_c unless both operands
+  allow 16-byte copies), where the copy class is the transpose pair and whether each operand
+  allows 16-byte copies;
   time = B (kt + p_c / j) 2 BM BN BK / rate + launch,
   plus, when s > 1, the reduction: (s + 1) m n esize / bandwidth + launch.
-Fitted per configuration (each row's time depends on its own configuration's constants only):
-r_c (an SM's rate), p_c (a unit's fixed cost in k-tiles), jsat_c (the blocks an SM needs to reach
-r_c) and u_c (the rate lost without 16-byte copies), by Levenberg-Marquardt on log time with a
-soft-L1 loss (a few wild timings do not pull the fit). Pure Python: no package needed.
+Fitted in turns (Model.fit): per configuration (a row's time depends on its own configuration's
+constants and its class's factor only) r_c (an SM's rate), p_c (a unit's fixed cost in k-tiles),
+jsat_c (the blocks an SM needs to reach r_c) and u_c (its rate's factor without 16-byte copies),
+by Levenberg-Marquardt on log time with a soft-L1 loss (a few wild timings do not pull the fit);
+then the family's 16 class factors f from the residuals by class. Pure Python: no package
+needed.
 
 Usage:
   fit_model.py SPEC [--check]     writes (or compares) the spec's header
@@ -81,31 +84,32 @@ class Model:
         self.configs, self.esize, self.sms = configs, esize, sms
         self.launch, self.bw = launch_us * 1e-6, bw_gbs * 1e9
         self.index = {c[0]: i for i, c in enumerate(configs)}
+        self.factor = [1.0] * 16  # the rate's factor by copy class (copy_class)
 
     def occupancy(self, i):
         _, bm, bn, bk, stages = self.configs[i]
         smem = (bm + bn) * bk * self.esize * stages * 1.05
         return max(1, min(int(228 * 1024 // smem), 8))
 
-    def time_s(self, i, p, m, n, k, s, al):
-        """Predicted seconds of configuration i in s slices (al: both operands aligned) with
-        constants p (fit_one's parameters; constants() gives them in their own units)."""
-        _, bm, bn, bk, _ = self.configs[i]
+    def time_s(self, i, p, m, n, k, s, cls):
+        """Predicted seconds of configuration i in s slices in copy class cls with fit_one's
+        parameters p (constants() gives them in their own units)."""
         rate_tflops, fixed, jsat, unaligned = self.constants(i, p)
-        return self.time_const(i, rate_tflops, fixed, jsat, unaligned, m, n, k, s, al)
+        return self.time_const(i, rate_tflops, fixed, jsat, unaligned, m, n, k, s, cls)
 
     def constants(self, i, p):
         """p's constants: TFLOP/s of the chip, a unit's fixed k-tiles, the blocks an SM needs to
-        reach the rate (1 to occ), the rate's factor without 16-byte copies (0 to 1)."""
+        reach the rate (1 to occ), the rate's factor where an operand rules out 16-byte copies
+        (0 to 1.5)."""
         occ = self.occupancy(i)
         sig = lambda x: 1 / (1 + math.exp(-min(max(x, -50.0), 50.0)))
         return (math.exp(min(p[0], 10.0)), math.exp(min(max(p[1], -20.0), 10.0)), 1 + (occ - 1) * sig(p[2]),
-                sig(p[3]))
+                1.5 * sig(p[3]))
 
-    def time_const(self, i, rate_tflops, fixed, jsat, unaligned, m, n, k, s, al):
+    def time_const(self, i, rate_tflops, fixed, jsat, unaligned, m, n, k, s, cls):
         """kernels/choose.cuh's time of configuration i in s slices."""
         _, bm, bn, bk, _ = self.configs[i]
-        rate = rate_tflops * 1e12 / self.sms * (1.0 if al else unaligned)
+        rate = rate_tflops * 1e12 / self.sms * self.factor[cls] * (1.0 if cls >= 12 else unaligned)
         occ = self.occupancy(i)
         units = -(-m // bm) * -(-n // bn) * s
         kt = -(-(-(-k // bk)) // s)
@@ -117,10 +121,11 @@ class Model:
         return t
 
     def fit_one(self, i, rows):
-        """LM on log(predicted / measured), soft-L1 (scale 0.1), numeric Jacobian."""
+        """LM on log(predicted / measured), soft-L1 (scale 0.1), numeric Jacobian, from a few
+        starting points."""
         best = None
-        for start in ([math.log(40.0), math.log(4.0), 0.0, 2.0], [math.log(60.0), math.log(1.0), -2.0, 0.0],
-                      [math.log(30.0), math.log(10.0), 2.0, 3.0]):
+        for start in ([math.log(40.0), math.log(4.0), 0.0, 1.0], [math.log(60.0), math.log(1.0), -2.0, 0.0],
+                      [math.log(30.0), math.log(10.0), 2.0, 2.0]):
             p, c = self.lm(i, rows, start)
             if best is None or c < best[1]:
                 best = (p, c)
@@ -128,6 +133,7 @@ class Model:
 
     def lm(self, i, rows, p):
         lam = 1e-2
+        npar = len(p)
 
         def resid(q):
             return [math.log(self.time_s(i, q, *r[:5]) / r[5]) for r in rows]
@@ -137,20 +143,21 @@ class Model:
 
         r0 = resid(p)
         c0 = cost(r0)
-        for _ in range(200):
+        for _ in range(100):
             w = [1 / math.sqrt(math.sqrt(1 + (x / 0.1) ** 2)) for x in r0]  # IRLS weights
             jac = []
-            for d in range(4):
+            for d in range(npar):
                 q = list(p)
                 h = 1e-5 * max(1.0, abs(q[d]))
                 q[d] += h
                 jac.append([(a - b) / h for a, b in zip(resid(q), r0)])
-            A = [[sum(w[t] ** 2 * jac[a][t] * jac[b][t] for t in range(len(rows))) for b in range(4)]
-                 for a in range(4)]
-            g = [sum(w[t] ** 2 * jac[a][t] * r0[t] for t in range(len(rows))) for a in range(4)]
+            A = [[sum(w[t] ** 2 * jac[a][t] * jac[b][t] for t in range(len(rows))) for b in range(npar)]
+                 for a in range(npar)]
+            g = [sum(w[t] ** 2 * jac[a][t] * r0[t] for t in range(len(rows))) for a in range(npar)]
             improved = False
             while lam < 1e8:
-                M = [[A[a][b] + (lam * (A[a][a] + 1e-12) if a == b else 0) for b in range(4)] for a in range(4)]
+                M = [[A[a][b] + (lam * (A[a][a] + 1e-12) if a == b else 0) for b in range(npar)]
+                     for a in range(npar)]
                 step = solve(M, [-x for x in g])
                 q = [a + b for a, b in zip(p, step)]
                 r1 = resid(q)
@@ -165,13 +172,36 @@ class Model:
         return p, c0
 
     def fit(self, rows):
-        params = []
+        """The configurations' constants and the copy classes' factors, in turns: each
+        configuration on its own rows with the factors fixed, then each class's factor from the
+        residuals of its rows (their mean, clipped to +-0.5, shrunk by n / (n + 10) for a class of
+        n rows), scaled so that their mean over all rows is 1."""
+        by_config = {}
+        for r in rows:
+            by_config.setdefault(r[0], []).append(r[1:])
         for i, c in enumerate(self.configs):
-            mine = [r[1:] for r in rows if r[0] == i]
-            if not mine:
+            if i not in by_config:
                 sys.exit(f"fit_model.py: no rows of configuration {c[0]}")
-            params.append(self.fit_one(i, mine))
-        return params
+        for _ in range(4):
+            params = [self.fit_one(i, by_config[i]) for i in range(len(self.configs))]
+            sums, counts = [0.0] * 16, [0] * 16
+            for r in rows:
+                i, cls = r[0], r[5]
+                x = math.log(r[6] / self.time_s(i, params[i], *r[1:6]))
+                sums[cls] += min(max(x, -0.5), 0.5)
+                counts[cls] += 1
+            for cls in range(16):
+                if counts[cls]:
+                    self.factor[cls] *= math.exp(-sums[cls] / (counts[cls] + 10))
+            mean = sum(math.log(self.factor[r[5]]) for r in rows) / len(rows)
+            self.factor = [f / math.exp(mean) for f in self.factor]
+        return [self.fit_one(i, by_config[i]) for i in range(len(self.configs))]
+
+
+def copy_class(ta, tb, al_a, al_b):
+    """The copy class of a call: its transposes and whether each operand allows 16-byte copies
+    (choose.cuh's copy_class)."""
+    return int(ta) + 2 * int(tb) + 4 * int(al_a) + 8 * int(al_b)
 
 
 def solve(M, v):
@@ -194,7 +224,8 @@ def solve(M, v):
 
 
 def read_rows(paths, model):
-    """Rows (config index, m, n, k, splits, aligned, seconds, trans, ratio) of round 0 that passed."""
+    """Rows (config index, m, n, k, splits, copy class, seconds, trans, ratio) of round 0 that
+    passed."""
     rows = []
     for path in paths:
         for r in csv.DictReader(open(os.path.join(ROOT, path))):
@@ -202,8 +233,8 @@ def read_rows(paths, model):
                 continue
             m, n, k, tr = int(r["m"]), int(r["n"]), int(r["k"]), r["trans"]
             lda, ldb = (k if tr[0] == "T" else m), (n if tr[1] == "T" else k)
-            al = aligned(lda, model.esize) and aligned(ldb, model.esize)
-            rows.append((model.index[r["candidate"]], m, n, k, int(r["splits"]), al,
+            cls = copy_class(tr[0] == "T", tr[1] == "T", aligned(lda, model.esize), aligned(ldb, model.esize))
+            rows.append((model.index[r["candidate"]], m, n, k, int(r["splits"]), cls,
                          float(r["ms"]) * 1e-3, tr, float(r["ratio"])))
     return rows
 
@@ -218,6 +249,8 @@ def header(spec, model, params):
              f"#define FG_{P}GEMM_MODEL_SMS {model.sms}",
              f"#define FG_{P}GEMM_MODEL_LAUNCH_S {model.launch:.6g}",
              f"#define FG_{P}GEMM_MODEL_BYTES_PER_S {model.bw:.6g}",
+             "// The rate's factor by copy class: [ta + 2 tb + 4 (A allows 16-byte copies) + 8 (B does)]",
+             f"#define FG_{P}GEMM_MODEL_FACTORS {{" + ", ".join(f"{x:.4g}" for x in model.factor) + "}",
              "// Per configuration of the table, in its order: X(name, TFLOP/s of the whole chip "
              "(its SMs' rate),",
              "// a unit's fixed cost in k-tiles, the blocks an SM needs to reach the rate, the rate's "
