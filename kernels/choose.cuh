@@ -33,6 +33,10 @@ struct Machine {
     int fitted_sms;
     double launch_s, bytes_per_s;
     double factor[16];
+    // Whether the family's kernels read an operand along k (op(A) = A^T, op(B) = B) at the same
+    // speed whatever its alignment, so that only the others are worth packing (the SIMT
+    // family: its general copies are for the operands read along m or n).
+    bool k_free;
 };
 
 // A call's copy class: its transpose pair and whether each operand allows 16-byte copies
@@ -115,20 +119,22 @@ double choose(const Config (&configs)[N], const Cost (&costs)[N], const Machine 
 // Whether copying the operands that rule out 16-byte copies into aligned workspace first
 // (backends/cuda/pack.cu) pays: the model's best time with them aligned plus the copies (each
 // reads and writes its rows x cols elements, and costs a launch) against its best time as they
-// are. pack_a, pack_b: which to copy (none where it does not pay).
+// are. Only operands whose alignment the family's copies depend on count (k_free). pack_a,
+// pack_b: which to copy (none where it does not pay).
 template <class Config, size_t N, class G>
 void pack_choice(const Config (&configs)[N], const Cost (&costs)[N], const Machine &mc, const G &g, bool al_a,
                  bool al_b, bool *pack_a, bool *pack_b)
 {
     *pack_a = *pack_b = false;
-    if (al_a && al_b) return;
+    const bool want_a = !al_a && !(mc.k_free && g.ta), want_b = !al_b && !(mc.k_free && !g.tb);
+    if (!want_a && !want_b) return;
     int c, s;
     const double as_is = choose(configs, costs, mc, g, al_a, al_b, 0, &c, &s);
     const double es = (double)sizeof(*g.a);
-    double packed = choose(configs, costs, mc, g, true, true, 0, &c, &s);
-    if (!al_a) packed += 2.0 * es * (double)g.m * (double)g.k / mc.bytes_per_s + mc.launch_s;
-    if (!al_b) packed += 2.0 * es * (double)g.k * (double)g.n / mc.bytes_per_s + mc.launch_s;
-    if (packed < as_is) *pack_a = !al_a, *pack_b = !al_b;
+    double packed = choose(configs, costs, mc, g, al_a || want_a, al_b || want_b, 0, &c, &s);
+    if (want_a) packed += 2.0 * es * (double)g.m * (double)g.k / mc.bytes_per_s + mc.launch_s;
+    if (want_b) packed += 2.0 * es * (double)g.k * (double)g.n / mc.bytes_per_s + mc.launch_s;
+    if (packed < as_is) *pack_a = want_a, *pack_b = want_b;
 }
 
 } // namespace fg_choose

@@ -4,6 +4,8 @@
 #define FG_DGEMM_MODEL_SMS 132
 #define FG_DGEMM_MODEL_LAUNCH_S 4e-06
 #define FG_DGEMM_MODEL_BYTES_PER_S 2.5e+12
+// Whether only the operands read along m or n need 16-byte copies (the spec's k-free)
+#define FG_DGEMM_MODEL_K_FREE false
 // The rate's factor by copy class: [ta + 2 tb + 4 (A allows 16-byte copies) + 8 (B does)]
 #define FG_DGEMM_MODEL_FACTORS {1.069, 1.008, 0.8908, 0.8587, 1.19, 1.019, 0.9038, 0.9589, 0.9755, 1.019, 0.9601, 1.066, 0.9977, 1.012, 1.005, 1.014}
 // Per configuration of the table, in its order: X(name, TFLOP/s of the whole chip (its SMs' rate),

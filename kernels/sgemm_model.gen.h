@@ -4,6 +4,8 @@
 #define FG_SGEMM_MODEL_SMS 132
 #define FG_SGEMM_MODEL_LAUNCH_S 4e-06
 #define FG_SGEMM_MODEL_BYTES_PER_S 2.5e+12
+// Whether only the operands read along m or n need 16-byte copies (the spec's k-free)
+#define FG_SGEMM_MODEL_K_FREE true
 // The rate's factor by copy class: [ta + 2 tb + 4 (A allows 16-byte copies) + 8 (B does)]
 #define FG_SGEMM_MODEL_FACTORS {0.9537, 0.9681, 0.9766, 0.9328, 1.091, 1.029, 0.9527, 1.031, 1.025, 1.029, 1.074, 1.087, 1.04, 1.018, 1.033, 1.006}
 // Per configuration of the table, in its order: X(name, TFLOP/s of the whole chip (its SMs' rate),

@@ -96,7 +96,7 @@ static void check_plans()
     const fg_table::Config<float> configs[2] = {fake_no_sk, fake_no_sk};
     const fg_table::Entry entries[] = {{1024, 1024, 1024, 0, 1, 4}};
     const fg_choose::Cost costs[2] = {{"fake", 40, 2, 1, 1, 4}, {"fake", 40, 2, 1, 1, 4}};
-    const fg_choose::Machine machine = {132, 4e-6, 2.5e12, {1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1}};
+    const fg_choose::Machine machine = {132, 4e-6, 2.5e12, {1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1}, false};
     fg_gemm_args g = {};
     g.dt = FG_F32, g.ta = g.tb = 'N', g.m = g.n = g.k = 1024, g.alpha = 1;
     fg_kernel_plan t;
@@ -122,7 +122,7 @@ static void check_choice()
     const fg_table::Config<float> configs[2] = {big, small};
     const fg_choose::Cost costs[2] = {{"big", 40, 2, 1, 1, 2}, {"small", 15, 3, 3, 1, 8}};
     // Unaligned operands (classes 0-11) at 0.8 of the aligned rate (12-15).
-    const fg_choose::Machine machine = {132, 4e-6, 2.5e12, {.8, .8, .8, .8, .8, .8, .8, .8, .8, .8, .8, .8, 1, 1, 1, 1}};
+    const fg_choose::Machine machine = {132, 4e-6, 2.5e12, {.8, .8, .8, .8, .8, .8, .8, .8, .8, .8, .8, .8, 1, 1, 1, 1}, false};
     static_assert(fg_table::same_name("big", "big") && !fg_table::same_name("big", "bigger"), "same_name");
     auto pick = [&](int64_t m, int64_t n, int64_t k, int splits, int *c, int *s) {
         const fg_kern::Gemm<float> g = {false, false, m, n, k, 1.f, nullptr, m, nullptr, k, 0.f, nullptr, m};
@@ -149,6 +149,17 @@ static void check_choice()
     check("pack: 8192x16x8192 with A unaligned: nothing copied", pa * 10 + pb, 0);
     fg_choose::pack_choice(configs, costs, machine, g8, true, true, &pa, &pb);
     check("pack: aligned operands: nothing copied", pa * 10 + pb, 0);
+    // k_free (the SIMT family): an operand read along k stays as it is; NN with A aligned (class
+    // 4) runs at the aligned rate.
+    fg_choose::Machine kf = machine;
+    kf.k_free = true;
+    kf.factor[4] = 1;
+    g8.n = 8192;
+    fg_choose::pack_choice(configs, costs, kf, g8, false, false, &pa, &pb);
+    check("pack, k_free: NN, both unaligned: A copied (read along m), B not", pa * 10 + pb, 10);
+    g8.ta = true;
+    fg_choose::pack_choice(configs, costs, kf, g8, false, false, &pa, &pb);
+    check("pack, k_free: TN, both unaligned: nothing copied", pa * 10 + pb, 0);
     // Through the plan: the model's choice unless the table's is asked.
     const fg_table::Entry entries[] = {{256, 256, 8192, 0, 0, 1}};
     fg_gemm_args g = {};

@@ -27,7 +27,8 @@ Usage:
                                   that measures the model's inputs
 A spec (perf/tables/*_model.spec): `prec s|d`, `output FILE`, `configs FILE` (the generated
 table header whose configurations the model covers), `sms N`, `csv FILE` repeated, `launch-us`,
-`bandwidth-gbs`. Rows used: the tuner's round 0 that passed validation.
+`bandwidth-gbs`, `k-free yes|no` (whether the family reads operands along k at one speed
+whatever their alignment: packing then leaves them be). Rows used: the tuner's round 0 that passed validation.
 """
 import argparse
 import csv
@@ -249,6 +250,8 @@ def header(spec, model, params):
              f"#define FG_{P}GEMM_MODEL_SMS {model.sms}",
              f"#define FG_{P}GEMM_MODEL_LAUNCH_S {model.launch:.6g}",
              f"#define FG_{P}GEMM_MODEL_BYTES_PER_S {model.bw:.6g}",
+             "// Whether only the operands read along m or n need 16-byte copies (the spec's k-free)",
+             f"#define FG_{P}GEMM_MODEL_K_FREE {'true' if spec.get('k-free', 'no') == 'yes' else 'false'}",
              "// The rate's factor by copy class: [ta + 2 tb + 4 (A allows 16-byte copies) + 8 (B does)]",
              f"#define FG_{P}GEMM_MODEL_FACTORS {{" + ", ".join(f"{x:.4g}" for x in model.factor) + "}",
              "// Per configuration of the table, in its order: X(name, TFLOP/s of the whole chip "
