@@ -1,0 +1,116 @@
+/* ozaki.c: the Ozaki scheme II on the CPU (ozaki.h says what and why). Plain loops, exact
+ * integer arithmetic (int8 residues, int32 sums as the tensor cores keep them, __int128 for the
+ * Chinese remainder theorem), for the tests: small problems only. */
+#include "ozaki.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+const int fg_ozaki_moduli[FG_OZAKI_MAX_MODULI] = {256, 255, 253, 251, 247, 241, 239, 233, 229, 227, 223, 217};
+
+static __int128 product_of_moduli(int t)
+{
+    __int128 M = 1;
+    for (int l = 0; l < t; l++) M *= fg_ozaki_moduli[l];
+    return M;
+}
+
+int fg_ozaki_beta(int t, int64_t k)
+{
+    if (t < 1 || t > FG_OZAKI_MAX_MODULI || k < 1) return -1;
+    const __int128 M = product_of_moduli(t);
+    /* 2k 2^(2 beta) < M; k < 2^17 and beta <= 54 keep the left side below 2^127. */
+    for (int beta = 54; beta >= 1; beta--)
+        if (((__int128)(2 * k) << (2 * beta)) < M) return beta;
+    return -1;
+}
+
+/* The inverse of x modulo m (x and m coprime), by the extended Euclidean algorithm. */
+static int64_t inverse_mod(int64_t x, int64_t m)
+{
+    int64_t r0 = m, r1 = ((x % m) + m) % m, s0 = 0, s1 = 1;
+    while (r1 != 0) {
+        const int64_t q = r0 / r1, r2 = r0 - q * r1, s2 = s0 - q * s1;
+        r0 = r1, r1 = r2, s0 = s1, s1 = s2;
+    }
+    return ((s0 % m) + m) % m;
+}
+
+/* x mod m in the symmetric range of an int8: [-(m-1)/2, (m-1)/2] for odd m, [-128, 127] for 256. */
+static int8_t residue(int64_t x, int m)
+{
+    int64_t r = ((x % m) + m) % m;
+    if (r > (m - 1) / 2) r -= m;
+    return (int8_t)r;
+}
+
+/* The exponent that scales a row (or column) of largest magnitude amax into |x| < 2^beta after
+ * rounding to integers (at most 2^beta): 2^e amax < 2^beta. */
+static int scale_exponent(float amax, int beta)
+{
+    return beta - 1 - ilogbf(amax);
+}
+
+int fg_ozaki_gemm(int64_t m, int64_t n, int64_t k, const float *a, int64_t lda, const float *b,
+                  int64_t ldb, int t, double *d, int64_t ldd, double *unit_a, double *unit_b)
+{
+    const int beta = fg_ozaki_beta(t, k);
+    if (beta < 1 || k >= ((int64_t)1 << 17) || m < 0 || n < 0) return -1;
+    int64_t *ai = malloc(sizeof(int64_t) * (size_t)(m * k + 1)), *bi = malloc(sizeof(int64_t) * (size_t)(k * n + 1));
+    int *ea = malloc(sizeof(int) * (size_t)(m + 1)), *fb = malloc(sizeof(int) * (size_t)(n + 1));
+    int8_t *ar = malloc((size_t)(m * k + 1)), *br = malloc((size_t)(k * n + 1));
+    int32_t *cr = malloc(sizeof(int32_t) * (size_t)(m * n + 1));
+    __int128 *x = calloc((size_t)(m * n + 1), sizeof(__int128));
+    int rc = -1;
+    if (!ai || !bi || !ea || !fb || !ar || !br || !cr || !x) goto out;
+
+    /* 1. The integers: A's rows and B's columns, each on its own power of two. */
+    for (int64_t i = 0; i < m; i++) {
+        float amax = 0;
+        for (int64_t p = 0; p < k; p++) amax = fmaxf(amax, fabsf(a[i + p * lda]));
+        ea[i] = amax > 0 ? scale_exponent(amax, beta) : 0;
+        unit_a[i] = amax > 0 ? ldexp(1.0, -ea[i]) : 0.0;
+        for (int64_t p = 0; p < k; p++) ai[i + p * m] = (int64_t)nearbyint(ldexp((double)a[i + p * lda], ea[i]));
+    }
+    for (int64_t j = 0; j < n; j++) {
+        float bmax = 0;
+        for (int64_t p = 0; p < k; p++) bmax = fmaxf(bmax, fabsf(b[p + j * ldb]));
+        fb[j] = bmax > 0 ? scale_exponent(bmax, beta) : 0;
+        unit_b[j] = bmax > 0 ? ldexp(1.0, -fb[j]) : 0.0;
+        for (int64_t p = 0; p < k; p++) bi[p + j * k] = (int64_t)nearbyint(ldexp((double)b[p + j * ldb], fb[j]));
+    }
+
+    /* 2 and 3. Per modulus: the int8 residues, their product in int32, its residue, and its
+     * share of the CRT sum x = sum_l (c_l y_l mod m_l) M_l (mod M). */
+    const __int128 M = product_of_moduli(t);
+    for (int l = 0; l < t; l++) {
+        const int ml = fg_ozaki_moduli[l];
+        const __int128 Ml = M / ml;
+        const int64_t yl = inverse_mod((int64_t)(Ml % ml), ml);
+        for (int64_t q = 0; q < m * k; q++) ar[q] = residue(ai[q], ml);
+        for (int64_t q = 0; q < k * n; q++) br[q] = residue(bi[q], ml);
+        memset(cr, 0, sizeof(int32_t) * (size_t)(m * n));
+        for (int64_t j = 0; j < n; j++)
+            for (int64_t p = 0; p < k; p++) {
+                const int32_t bv = br[p + j * k];
+                for (int64_t i = 0; i < m; i++) cr[i + j * m] += (int32_t)ar[i + p * m] * bv;
+            }
+        for (int64_t q = 0; q < m * n; q++) {
+            const int64_t c = ((int64_t)cr[q] % ml + ml) % ml;
+            x[q] = (x[q] + (__int128)((c * yl) % ml) * Ml) % M;
+        }
+    }
+
+    /* 4. The integer in (-M/2, M/2], to double, on the row's and column's units. */
+    for (int64_t j = 0; j < n; j++)
+        for (int64_t i = 0; i < m; i++) {
+            __int128 v = x[i + j * m];
+            if (v > M / 2) v -= M;
+            d[i + j * ldd] = ldexp((double)v, -ea[i] - fb[j]);
+        }
+    rc = 0;
+out:
+    free(ai), free(bi), free(ea), free(fb), free(ar), free(br), free(cr), free(x);
+    return rc;
+}

@@ -1,0 +1,46 @@
+/* ozaki.h: the Ozaki scheme II on the CPU, in its simplest exact form: the method the
+ * tensor-core SGEMM path of issue 51 is to run (perf/notes/tensor-core-sgemm.md), kept here as
+ * the reference its kernels will be checked against (not part of the library).
+ *
+ * D = A B for float A (m x k) and B (k x n), column-major, no transposes:
+ *   1. Each row i of A is scaled by 2^e_i and each column j of B by 2^f_j, then rounded to
+ *      integers A', B' with |A'|, |B'| <= 2^beta (beta from the moduli and k: fg_ozaki_beta).
+ *   2. For each modulus m_l (pairwise coprime, at most 256), A' and B' mod m_l fit int8
+ *      (symmetric residues), and A'_l B'_l is an int8 GEMM with int32 sums, exact while
+ *      k 128^2 < 2^31.
+ *   3. The Chinese remainder theorem gives A'B' exactly from its t residues, since
+ *      |A'B'| <= k 2^(2 beta) < M / 2, M = prod m_l.
+ *   4. D = 2^(-e_i - f_j) (A'B')_ij, in double.
+ * The only errors are the roundings of step 1, |a_ip - 2^-e_i a'_ip| <= 2^(-e_i - 1) (and b's
+ * alike), and the conversion of the exact integer to double (2^-53): fg_ozaki_gemm returns the
+ * units 2^-e_i and 2^-f_j from which the tests bound the error entry by entry. */
+#ifndef FG_OZAKI_REF_H
+#define FG_OZAKI_REF_H
+
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define FG_OZAKI_MAX_MODULI 12
+
+/* The moduli, pairwise coprime, largest first (256 and odd numbers below it). */
+extern const int fg_ozaki_moduli[FG_OZAKI_MAX_MODULI];
+
+/* The largest beta with 2 k 2^(2 beta) < prod of the first t moduli (the integers' bits), or
+ * -1 where none is at least 1. */
+int fg_ozaki_beta(int t, int64_t k);
+
+/* D = A B by the scheme with the first t moduli (1 to FG_OZAKI_MAX_MODULI), d column-major
+ * (ldd); unit_a[i] = 2^-e_i and unit_b[j] = 2^-f_j (0 for a row or column of zeros), each of m
+ * and n entries. Returns 0, or -1 where t is out of range, k is 2^17 or more (the int32 sums of
+ * step 2 could overflow) or beta would be below 1; A and B must be finite. */
+int fg_ozaki_gemm(int64_t m, int64_t n, int64_t k, const float *a, int64_t lda, const float *b,
+                  int64_t ldb, int t, double *d, int64_t ldd, double *unit_a, double *unit_b);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif
