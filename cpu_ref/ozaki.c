@@ -45,11 +45,18 @@ static int8_t residue(int64_t x, int m)
     return (int8_t)r;
 }
 
-/* The exponent that scales a row (or column) of largest magnitude amax into |x| < 2^beta after
- * rounding to integers (at most 2^beta): 2^e amax < 2^beta. */
-static int scale_exponent(float amax, int beta)
+/* One row of A or column of B (len entries, step apart) as integers on its own power of two:
+ * e with 2^e max|x| < 2^beta, so that the rounded integers are at most 2^beta; out[p * out_step]
+ * = round(2^e x_p); *unit = 2^-e (0 for a vector of zeros, whose integers are 0). Returns e. */
+static int to_integers(const float *x, int64_t step, int64_t len, int beta, int64_t *out, int64_t out_step,
+                       double *unit)
 {
-    return beta - 1 - ilogbf(amax);
+    float xmax = 0;
+    for (int64_t p = 0; p < len; p++) xmax = fmaxf(xmax, fabsf(x[p * step]));
+    const int e = xmax > 0 ? beta - 1 - ilogbf(xmax) : 0;
+    *unit = xmax > 0 ? ldexp(1.0, -e) : 0.0;
+    for (int64_t p = 0; p < len; p++) out[p * out_step] = (int64_t)nearbyint(ldexp((double)x[p * step], e));
+    return e;
 }
 
 int fg_ozaki_gemm(int64_t m, int64_t n, int64_t k, const float *a, int64_t lda, const float *b,
@@ -66,20 +73,8 @@ int fg_ozaki_gemm(int64_t m, int64_t n, int64_t k, const float *a, int64_t lda, 
     if (!ai || !bi || !ea || !fb || !ar || !br || !cr || !x) goto out;
 
     /* 1. The integers: A's rows and B's columns, each on its own power of two. */
-    for (int64_t i = 0; i < m; i++) {
-        float amax = 0;
-        for (int64_t p = 0; p < k; p++) amax = fmaxf(amax, fabsf(a[i + p * lda]));
-        ea[i] = amax > 0 ? scale_exponent(amax, beta) : 0;
-        unit_a[i] = amax > 0 ? ldexp(1.0, -ea[i]) : 0.0;
-        for (int64_t p = 0; p < k; p++) ai[i + p * m] = (int64_t)nearbyint(ldexp((double)a[i + p * lda], ea[i]));
-    }
-    for (int64_t j = 0; j < n; j++) {
-        float bmax = 0;
-        for (int64_t p = 0; p < k; p++) bmax = fmaxf(bmax, fabsf(b[p + j * ldb]));
-        fb[j] = bmax > 0 ? scale_exponent(bmax, beta) : 0;
-        unit_b[j] = bmax > 0 ? ldexp(1.0, -fb[j]) : 0.0;
-        for (int64_t p = 0; p < k; p++) bi[p + j * k] = (int64_t)nearbyint(ldexp((double)b[p + j * ldb], fb[j]));
-    }
+    for (int64_t i = 0; i < m; i++) ea[i] = to_integers(a + i, lda, k, beta, ai + i, m, &unit_a[i]);
+    for (int64_t j = 0; j < n; j++) fb[j] = to_integers(b + j * ldb, 1, k, beta, bi + j * k, 1, &unit_b[j]);
 
     /* 2 and 3. Per modulus: the int8 residues, their product in int32, its residue, and its
      * share of the CRT sum x = sum_l (c_l y_l mod m_l) M_l (mod M). */

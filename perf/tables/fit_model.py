@@ -54,24 +54,23 @@ def read_spec(path):
     return spec
 
 
-def read_configs(header):
-    """The configurations of a generated table header: (name, BM, BN, BK, stages) each."""
+def config_lines(header):
+    """The configurations of a generated table header: (name, its numbers) each, in order."""
     text = open(os.path.join(ROOT, header)).read()
     block = text.split("_CONFIGS(X)", 1)[1].split("#define", 1)[0]
-    out = []
-    for m in re.finditer(r'X\("([^"]+)", ([\d, ]+)\)', block):
-        v = [int(x) for x in m.group(2).split(",")]
-        out.append((m.group(1), v[0], v[1], v[2], v[5]))
-    return out
+    return [(m.group(1), [int(x) for x in m.group(2).split(",")])
+            for m in re.finditer(r'X\("([^"]+)", ([\d, ]+)\)', block)]
+
+
+def read_configs(header):
+    """The configurations of a generated table header: (name, BM, BN, BK, stages) each."""
+    return [(name, v[0], v[1], v[2], v[5]) for name, v in config_lines(header)]
 
 
 def candidate_lines(header):
     """The configurations of a generated table header as the tuner's candidate lines (their
     numbers after the name)."""
-    text = open(os.path.join(ROOT, header)).read()
-    block = text.split("_CONFIGS(X)", 1)[1].split("#define", 1)[0]
-    return [" ".join(x.strip() for x in m.group(1).split(","))
-            for m in re.finditer(r'X\("[^"]+", ([\d, ]+)\)', block)]
+    return [" ".join(str(x) for x in v) for _, v in config_lines(header)]
 
 
 def aligned(ld, esize):
@@ -266,19 +265,6 @@ def header(spec, model, params):
         body.append(f'    X("{c[0]}", {rate:.4g}, {fixed:.4g}, {jsat:.4g}, {unaligned:.4g}, {model.occupancy(i)})')
     lines.append(" \\\n".join(body))
     return "\n".join(lines) + "\n"
-
-
-def candidates(model, m, n, k):
-    """The (configuration, splits) the chooser weighs (kernels/choose.cuh's split_options)."""
-    for i, c in enumerate(model.configs):
-        _, bm, bn, bk, _ = c
-        tiles = -(-m // bm) * -(-n // bn)
-        yield i, 1
-        if tiles >= 2 * model.sms:
-            continue
-        for s in (2, 3, 4, 6, 8, 12, 16, 24, 32, 48, 64):
-            if k // s >= 8 * bk and tiles * s <= 8 * model.sms:
-                yield i, s
 
 
 def judge(model, params, rows):
