@@ -8,11 +8,16 @@
  *                         on the GPU again, and both processes exit cleanly.
  *   test_threads fork-inflight  (gpu) fork() while another thread is inside a GEMM on the GPU
  *                         (sgemm_ 4096^3 on host operands, back to back):
- *                         fork returns, the child's GEMMs are right (on the CPU), the other
- *                         thread's GEMMs are right, and both processes exit cleanly.
+ *                         fork returns, the child's GEMMs are right (on the CPU), the child
+ *                         ends through exit() (the exit handlers it inherited run, the one that
+ *                         waits for GEMMs on the GPU among them), the other thread's GEMMs are
+ *                         right, and both processes exit cleanly.
  *   test_threads exit-inflight  (gpu) main returns while another thread is inside a GEMM on the
- *                         GPU: the process exits with main's status (0), without hanging or
- *                         crashing (CTest's timeout catches a hang).
+ *                         GPU (the thread's last: it starts no other), in 16 fresh processes,
+ *                         each at another moment of the GEMM (from 0 to 20 ms into it: its
+ *                         copies in, its kernels, its copies out): each exits with main's
+ *                         status (0), without hanging or crashing (CTest's timeout catches a
+ *                         hang).
  *   test_threads omp      the same calls from the 16 threads of the program's own OpenMP
  *                         parallel region (host operands only where there is no GPU; the backend
  *                         expected is the GPU, except for host operands under FASTGEMM_MODE=cpu,
@@ -225,14 +230,14 @@ static int child_gemms(rng_t *r)
 }
 
 /* Starts the in-flight worker and waits until it has made one GEMM (the GPU is set up) and is
- * inside another, 2 ms into it (a call takes several). */
-static void start_inflight(pthread_t *t, worker_t *w)
+ * inside another, delay_us into it (a call takes several ms). */
+static void start_inflight(pthread_t *t, worker_t *w, long delay_us)
 {
     *w = (worker_t){0, 0};
     pthread_create(t, NULL, inflight_worker, w);
     while (atomic_load(&inflight_calls) < 1 || !atomic_load(&inflight_inside))
         nanosleep(&(struct timespec){0, 200000}, NULL);
-    nanosleep(&(struct timespec){0, 2000000}, NULL);
+    nanosleep(&(struct timespec){delay_us / 1000000, delay_us % 1000000 * 1000}, NULL);
 }
 
 static int fork_inflight(void)
@@ -240,11 +245,11 @@ static int fork_inflight(void)
     pthread_t t;
     worker_t w;
     rng_t r = {8};
-    start_inflight(&t, &w);
+    start_inflight(&t, &w, 2000);
     fflush(stdout);
     const int calls_before = atomic_load(&inflight_calls);
     pid_t pid = fork();
-    if (pid == 0) _exit(child_gemms(&r) != 0);
+    if (pid == 0) exit(child_gemms(&r) != 0);
     int fails = 0, status = 0;
     printf("fork returned; the other thread had made %d GEMM(s) and was %s one\n", calls_before,
            calls_before == atomic_load(&inflight_calls) ? "inside" : "past");
@@ -261,16 +266,51 @@ static int fork_inflight(void)
     return fails != 0;
 }
 
-static int exit_inflight(void)
+/* One process's part: main returns delay_us into a GEMM of the other thread, its last. (A
+ * thread that goes on calling the CPU BLAS while the process exits races the CPU BLAS's own
+ * teardown, with or without this library.) */
+static int exit_inflight_once(long delay_us)
 {
     pthread_t t;
     static worker_t w; /* the worker still writes it while the process exits */
-    start_inflight(&t, &w);
+    start_inflight(&t, &w, delay_us);
+    atomic_store(&inflight_stop, 1);
     const int inside = atomic_load(&inflight_inside);
-    printf("main returns %s a GEMM (%d done before, %d wrong)\n", inside ? "inside" : "between",
-           atomic_load(&inflight_calls), w.fails);
+    printf("%5.1f ms: main returns %s a GEMM (%d done before, %d wrong)\n", delay_us * 1e-3,
+           inside ? "inside" : "between", atomic_load(&inflight_calls), w.fails);
     fflush(stdout);
     return w.fails != 0;
+}
+
+/* Each moment in a fresh process (exec'd: CUDA does not survive fork), whose exit status must
+ * be 0. */
+static int exit_inflight(void)
+{
+    static const long delays_us[] = {0,    250,  500,  1000, 1500,  2000,  3000,  4000,
+                                     5000, 6000, 7000, 8000, 10000, 12000, 15000, 20000};
+    const int count = (int)(sizeof delays_us / sizeof delays_us[0]);
+    int fails = 0;
+    for (int i = 0; i < count; i++) {
+        char arg[32];
+        snprintf(arg, sizeof arg, "%ld", delays_us[i]);
+        fflush(stdout);
+        const pid_t pid = fork();
+        if (pid == 0) {
+            execl("/proc/self/exe", "test_threads", "exit-inflight-once", arg, (char *)NULL);
+            _exit(127);
+        }
+        int status = 0;
+        if (pid < 0 || waitpid(pid, &status, 0) != pid || !WIFEXITED(status) || WEXITSTATUS(status)) {
+            if (pid > 0 && WIFSIGNALED(status))
+                printf("FAIL: the process returning at %ld us died of signal %d\n", delays_us[i], WTERMSIG(status));
+            else
+                printf("FAIL: the process returning at %ld us did not exit with 0 (status %d)\n", delays_us[i], status);
+            fails++;
+        }
+    }
+    printf("test_threads exit-inflight: %d of %d processes exited cleanly: %s\n", count - fails, count,
+           fails ? "FAIL" : "ok");
+    return fails != 0;
 }
 
 int main(int argc, char **argv)
@@ -293,6 +333,7 @@ int main(int argc, char **argv)
     int fails = 0;
     if (argc > 1 && !strcmp(argv[1], "fork-inflight")) return fork_inflight();
     if (argc > 1 && !strcmp(argv[1], "exit-inflight")) return exit_inflight();
+    if (argc > 2 && !strcmp(argv[1], "exit-inflight-once")) return exit_inflight_once(atol(argv[2]));
     if (argc > 1 && !strcmp(argv[1], "fork")) {
         rng_t r = {7};
         fails += one_call(&r, 0, 0, 700, 600, 500, "parent before fork");

@@ -4,11 +4,13 @@
 
 namespace fg_offload {
 
-namespace {
-Context contexts[FG_MAX_DEVICES];
+// Made once and never destroyed: a GEMM of another thread may still use its device's ring
+// while the process exits.
+Context &context(int dev)
+{
+    static Context *const contexts = new Context[FG_MAX_DEVICES];
+    return contexts[dev];
 }
-
-Context &context(int dev) { return contexts[dev]; }
 
 cudaError_t Context::init(size_t pinned_bytes, size_t slot_max)
 {

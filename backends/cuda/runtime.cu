@@ -5,6 +5,7 @@
 // GEMMs run on the CPU.
 #include "backends/cuda/cuda_backend.h"
 #include "backends/cuda/driver.h"
+#include "backends/cuda/exit_gate.h"
 #include "kernels/kernels.h"
 
 #include <pthread.h>
@@ -33,6 +34,7 @@ void probe()
     pthread_atfork(nullptr, nullptr, child_after_fork);
     if (cudaGetDeviceCount(&device_count) != cudaSuccess) device_count = 0;
     cudaGetLastError();
+    if (device_count > 0) fg_exit_gate_arm(); // the CUDA runtime is set up: its exit handlers are in
     if (device_count > FG_MAX_DEVICES) device_count = FG_MAX_DEVICES;
     for (int d = 0; d < device_count; d++) {
         int major = 0;
@@ -134,8 +136,17 @@ int fg_gpu_kernel_known(const char *name)
     return fg_kernel_find(name, &family, &config) == 0;
 }
 
+// The process is exiting: the call goes to the CPU (exit_gate.h).
+static int exiting(char *why, size_t whylen)
+{
+    snprintf(why, whylen, "the process is exiting");
+    return FG_FAILED;
+}
+
 int fg_gpu_gemm(const fg_call *call, char *why, size_t whylen)
 {
+    ExitGate gate;
+    if (!gate.open()) return exiting(why, whylen);
     KeepCallerContext keep;
     const fg_gemm_args *g = call->g;
     const fg_operands *ops = &call->ops;
@@ -164,12 +175,14 @@ int fg_gpu_gemm(const fg_call *call, char *why, size_t whylen)
         bool broken = false;
         const int rc = fg_offload_gemm(call, dev, &broken, why, whylen);
         if (broken) device_broken[dev] = true;
+        if (rc == FG_OK) fg_exit_gate_arm(); // again, now that a GEMM has set up everything
         return rc;
     }
     c_written = true; // from the launch on, the caller's C may change
     if (reads_ab) FG_CUDA_TRY(fg_run_gemm(dev, call->set, g, g->a, g->lda, g->b, g->ldb, g->c, g->ldc, s));
     else FG_CUDA_TRY(fg_run_scale_c(g, g->c, g->ldc, s));
     FG_CUDA_TRY(cudaStreamSynchronize(s));
+    fg_exit_gate_arm(); // again, now that a GEMM has set up everything the runtime makes
     return FG_OK;
 
 fail:
@@ -184,6 +197,11 @@ fail:
 
 int fg_gpu_gemm_async(const fg_call *call, void *stream, char *why, size_t whylen)
 {
+    ExitGate gate;
+    if (!gate.open()) {
+        exiting(why, whylen);
+        return 1;
+    }
     KeepCallerContext keep;
     const fg_gemm_args *g = call->g;
     const int dev = call->device;
@@ -206,6 +224,8 @@ fail:
 
 double fg_gpu_kernel_rate(const fg_settings *set, int dev, fg_dtype dt, int64_t n)
 {
+    ExitGate gate;
+    if (!gate.open()) return -1;
     KeepCallerContext keep;
     const size_t bytes = fg_elem_size(dt) * (size_t)(n * n);
     void *a = nullptr, *b = nullptr, *c = nullptr;

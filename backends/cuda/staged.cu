@@ -2,6 +2,7 @@
 // operands are copied to the host, the CPU BLAS computes, and C is copied back.
 #include "backends/cuda/cuda_backend.h"
 #include "backends/cuda/driver.h"
+#include "backends/cuda/exit_gate.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -19,6 +20,11 @@ int fg_gpu_staged_cpu_gemm(const fg_call *call, char *why, size_t whylen)
     cudaError_t err = cudaSuccess;
     const char *failed_call = "";
     int rc = FG_FAILED;
+    ExitGate gate;
+    if (!gate.open()) {
+        snprintf(why, whylen, "the process is exiting");
+        return FG_FAILED;
+    }
     KeepCallerContext keep;
 
     if (ops->device >= 0 && cudaSetDevice(ops->device) == cudaSuccess) fg_use_context(ops->context);
