@@ -108,6 +108,12 @@ static void read_settings(void)
         else if (strcasecmp(v, "model") != 0) fg_warn("FASTGEMM_CHOICE='%s' is not model or table; using model", v);
     }
     s->pack = (int)env_int("FASTGEMM_PACK", 0, 2, 0, "0, 1 or 2; using 0");
+    v = env("FASTGEMM_OZAKI");
+    s->ozaki = 0;
+    if (v) {
+        if (!strcasecmp(v, "on")) s->ozaki = 1;
+        else if (strcasecmp(v, "off") != 0) fg_warn("FASTGEMM_OZAKI='%s' is not off or on; using off", v);
+    }
     s->pinned_kb = env_int("FASTGEMM_PINNED_KB", 16, (long long)16 << 20, 128 << 10,
                            "a size from 16 to 16777216 (KB); using 131072");
     s->slot_kb = env_int("FASTGEMM_SLOT_KB", 4, 1 << 20, 16 << 10,

@@ -58,6 +58,19 @@ FG_HIDDEN cudaError_t fg_kernel_launch(const fg_kernel_plan *plan, const fg_gemm
 // C = beta*C over g->m x g->n (beta = 0 writes zeros without reading C).
 FG_HIDDEN cudaError_t fg_kernel_scale_c(const fg_gemm_args *g, void *c, int64_t ldc,
                                         cudaStream_t s);
+// SGEMM by the Ozaki scheme II on the INT8 tensor cores (ozaki.cu, sm_80 and up), in two steps
+// on stream s over ws (fg_kernel_ozaki_ws bytes): the scan, which leaves in ws's first 4 bytes a
+// status word (nonzero: op(A) or op(B) holds an Inf or NaN, which the scheme cannot carry), and,
+// where the status is 0, the finish, which writes C = alpha op(A) op(B) + beta C (alpha != 0,
+// k > 0, a, b, c float). fg_kernel_ozaki_moduli: the moduli the scheme takes for depth k, or 0
+// where it cannot run (k of 2^17 or more: its int32 sums could overflow).
+FG_HIDDEN int fg_kernel_ozaki_moduli(int64_t k);
+FG_HIDDEN size_t fg_kernel_ozaki_ws(const fg_gemm_args *g, int moduli);
+FG_HIDDEN cudaError_t fg_kernel_ozaki_scan(const fg_gemm_args *g, const void *a, int64_t lda, const void *b,
+                                           int64_t ldb, int moduli, void *ws, cudaStream_t s);
+FG_HIDDEN cudaError_t fg_kernel_ozaki_finish(const fg_gemm_args *g, const void *a, int64_t lda, const void *b,
+                                             int64_t ldb, void *c, int64_t ldc, int moduli, void *ws,
+                                             cudaStream_t s);
 // FG_TIMELINE builds: the file each stream-K launch's stamps go to (FG_TIMELINE_FILE), or NULL.
 FG_HIDDEN extern const char *fg_kernel_timeline_file;
 

@@ -86,6 +86,11 @@ cudaError_t fg_run_gemm(int dev, const fg_settings *set, const fg_gemm_args *g, 
     int family = forced_family, config = forced_config;
     if ((family == FG_FAMILY_SIMT && g->dt != FG_F32) || (family == FG_FAMILY_DMMA && g->dt != FG_F64))
         family = FG_FAMILY_ANY, config = -1;
+    if (set->ozaki && g->dt == FG_F32 && family == FG_FAMILY_ANY) { // FASTGEMM_OZAKI=on
+        bool done = false;
+        const cudaError_t e = fg_run_ozaki(g, a, lda, b, ldb, c, ldc, s, &done);
+        if (e != cudaSuccess || done) return e;
+    }
     const bool dmma = dev >= 0 && dev < FG_MAX_DEVICES && dmma_ok[dev];
     // Workspace for split-K partial products or stream-K's, at most this much (else neither).
     constexpr size_t max_ws = (size_t)256 << 20;
