@@ -14,6 +14,7 @@
 // fg_kernel_ozaki_finish): inputs the scheme cannot carry go to the SIMT kernels.
 #include "kernels.h"
 #include "ozaki_int8.cuh"
+#include "ozaki_wgmma.cuh"
 
 #include <math.h>
 
@@ -43,7 +44,8 @@ struct Parts {
 Parts parts(int64_t m, int64_t n, int64_t k, int t)
 {
     Parts p;
-    p.mp = round_up(m, TILE), p.np = round_up(n, TILE), p.kp = round_up(k, BK);
+    // Whole tiles of both residue GEMMs: mp of 256 (the wgmma kernel's columns), kp of 128.
+    p.mp = round_up(m, WG_BN), p.np = round_up(n, WG_BM), p.kp = round_up(k, WG_BK);
     auto take = [&p](size_t &at, size_t bytes) {
         at = p.total;
         p.total += (bytes + 255) / 256 * 256;
@@ -252,11 +254,29 @@ cudaError_t fg_kernel_ozaki_finish(const fg_gemm_args *g, const void *a, int64_t
     b_strides(g, ldb, &sv, &sp);
     split<<<dim3((unsigned)(p.kp / 64), (unsigned)(p.np / 64)), 256, 0, s>>>(
         static_cast<const float *>(b), sv, sp, g->n, g->k, fb, t, rb, p.kp, p.np * p.kp);
-    cudaError_t err = cudaFuncSetAttribute(int8_gemm, cudaFuncAttributeMaxDynamicSharedMemorySize, GEMM_SMEM);
+    // Out[j][i] = sum_p B'(j, p) A'(i, p): the products come out m-contiguous, as C is. Hopper:
+    // wgmma from tensor maps over the stacked planes; else, or where no map can be made, mma.sync.
+    int dev = 0, major = 0;
+    cudaError_t err = cudaGetDevice(&dev);
+    if (err == cudaSuccess) err = cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, dev);
     if (err != cudaSuccess) return err;
-    // Out[j][i] = sum_p B'(j, p) A'(i, p): the products come out m-contiguous, as C is.
-    int8_gemm<<<dim3((unsigned)(p.mp / TILE), (unsigned)(p.np / TILE), (unsigned)t), THREADS, GEMM_SMEM, s>>>(
-        rb, ra, prod, p.kp, p.mp, p.np * p.kp, p.mp * p.kp, p.mp * p.np);
+    CUtensorMap mx, my;
+    bool hopper = false;
+#ifdef FG_OZAKI_WGMMA
+    hopper = major == 9;
+#endif
+    if (hopper && fg_kern::tma_map(&mx, rb, p.kp, t * p.np, p.kp, 1, WG_BK, WG_BM, true) &&
+        fg_kern::tma_map(&my, ra, p.kp, t * p.mp, p.kp, 1, WG_BK, WG_BN, true)) {
+        err = cudaFuncSetAttribute(int8_gemm_wgmma, cudaFuncAttributeMaxDynamicSharedMemorySize, WG_SMEM);
+        if (err != cudaSuccess) return err;
+        int8_gemm_wgmma<<<dim3((unsigned)(p.mp / WG_BN), (unsigned)(p.np / WG_BM), (unsigned)t), WG_THREADS,
+                          WG_SMEM, s>>>(mx, my, prod, p.kp, p.mp, p.np, p.mp, p.mp * p.np);
+    } else {
+        err = cudaFuncSetAttribute(int8_gemm, cudaFuncAttributeMaxDynamicSharedMemorySize, GEMM_SMEM);
+        if (err != cudaSuccess) return err;
+        int8_gemm<<<dim3((unsigned)(p.mp / TILE), (unsigned)(p.np / TILE), (unsigned)t), THREADS, GEMM_SMEM, s>>>(
+            rb, ra, prod, p.kp, p.mp, p.np * p.kp, p.mp * p.kp, p.mp * p.np);
+    }
     const unsigned rows = (unsigned)(g->n < 65535 ? g->n : 65535);
     crt<<<dim3((unsigned)((g->m + 127) / 128), rows), 128, 0, s>>>(prod, p.mp, p.mp * p.np, crt_constants(t), ea, fb,
                                                                      g->m, g->n, (float)g->alpha, (float)g->beta,

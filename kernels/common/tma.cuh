@@ -56,8 +56,9 @@ inline PFN_cuTensorMapEncodeTiled_v12000 tma_encoder()
     return fn.load(std::memory_order_relaxed);
 }
 
-// A map of the rows x cols column-major matrix x (leading dimension ld, rows contiguous) read in
-// boxes of box_rows x box_cols, 128-byte swizzled (box_rows * elem must be 128 then) or not.
+// A map of the rows x cols column-major matrix x (leading dimension ld, rows contiguous) of
+// doubles, floats or bytes (elem 8, 4 or 1) read in boxes of box_rows x box_cols, 128-byte
+// swizzled (box_rows * elem must be 128 then) or not.
 // False where the accelerator cannot take it: x and ld * elem must be multiples of 16 bytes.
 inline bool tma_map(CUtensorMap *map, const void *x, int64_t rows, int64_t cols, int64_t ld,
                     int elem, int box_rows, int box_cols, bool swizzle)
@@ -69,7 +70,10 @@ inline bool tma_map(CUtensorMap *map, const void *x, int64_t rows, int64_t cols,
     const cuuint64_t dims[2] = {(cuuint64_t)rows, (cuuint64_t)cols};
     const cuuint64_t strides[1] = {(cuuint64_t)(ld * elem)};
     const cuuint32_t box[2] = {(cuuint32_t)box_rows, (cuuint32_t)box_cols}, unit[2] = {1, 1};
-    return encode(map, elem == 8 ? CU_TENSOR_MAP_DATA_TYPE_FLOAT64 : CU_TENSOR_MAP_DATA_TYPE_FLOAT32,
+    const CUtensorMapDataType type = elem == 8   ? CU_TENSOR_MAP_DATA_TYPE_FLOAT64
+                                     : elem == 4 ? CU_TENSOR_MAP_DATA_TYPE_FLOAT32
+                                                 : CU_TENSOR_MAP_DATA_TYPE_UINT8;
+    return encode(map, type,
                   2, const_cast<void *>(x), dims, strides, box, unit, CU_TENSOR_MAP_INTERLEAVE_NONE,
                   swizzle ? CU_TENSOR_MAP_SWIZZLE_128B : CU_TENSOR_MAP_SWIZZLE_NONE,
                   CU_TENSOR_MAP_L2_PROMOTION_L2_256B, CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE) == CUDA_SUCCESS;
