@@ -99,7 +99,8 @@ typedef struct {
     int pack;               /* FASTGEMM_PACK: operands that rule out 16-byte copies copied
                              * aligned first: 0 never (the default), 1 where it pays, 2 always */
     int ozaki;              /* FASTGEMM_OZAKI: SGEMM on device operands by the Ozaki scheme on
-                             * the INT8 tensor cores: 0 off (the default), 1 on */
+                             * the INT8 tensor cores: 0 off (the default), 1 on, 2 auto (where
+                             * the shape says it is the faster path) */
     /* The host-operand pipeline (backends/cuda/offload*): */
     int64_t pinned_kb; /* FASTGEMM_PINNED_KB: the pinned staging ring */
     int64_t slot_kb;   /* FASTGEMM_SLOT_KB: one slot of the ring (a copy's chunk) */

@@ -63,8 +63,12 @@ FG_HIDDEN cudaError_t fg_kernel_scale_c(const fg_gemm_args *g, void *c, int64_t 
 // status word (nonzero: op(A) or op(B) holds an Inf or NaN, which the scheme cannot carry), and,
 // where the status is 0, the finish, which writes C = alpha op(A) op(B) + beta C (alpha != 0,
 // k > 0, a, b, c float). fg_kernel_ozaki_moduli: the moduli the scheme takes for depth k, or 0
-// where it cannot run (k of 2^17 or more: its int32 sums could overflow).
+// where it does not run (k below 16, or of 2^17 or more: its int32 sums could overflow).
 FG_HIDDEN int fg_kernel_ozaki_moduli(int64_t k);
+// 1 where the scheme is expected to beat the SIMT kernels for the call's shape (FASTGEMM_OZAKI=
+// auto): deep k, and neither m nor n small, since its passes over memory and its t residue
+// GEMMs of padded tiles cost more than they save on shallow or skinny problems.
+FG_HIDDEN int fg_kernel_ozaki_pays(const fg_gemm_args *g);
 FG_HIDDEN size_t fg_kernel_ozaki_ws(const fg_gemm_args *g, int moduli);
 FG_HIDDEN cudaError_t fg_kernel_ozaki_scan(const fg_gemm_args *g, const void *a, int64_t lda, const void *b,
                                            int64_t ldb, int moduli, void *ws, cudaStream_t s);

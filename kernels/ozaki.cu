@@ -6,7 +6,8 @@
 //            entry just under 2^beta, and whether any entry is Inf or NaN (the status word);
 //   split    the rows and columns as integers of at most beta bits, and their residues modulo
 //            each of the t moduli as int8, k-contiguous and padded with zeros to whole tiles;
-//   products one int8 GEMM per modulus (ozaki_int8.cuh), exact in int32;
+//   products one int8 GEMM per modulus (ozaki_wgmma.cuh, ozaki_int8.cuh), exact in int32, each
+//            entry kept as its residue, a byte;
 //   crt      per entry, the integer from its t residues (Chinese remainder theorem, exact in
 //            128-bit arithmetic), times the row's and column's powers of two, in double, then
 //            alpha, beta and the rounding to float.
@@ -14,23 +15,18 @@
 // fg_kernel_ozaki_finish): inputs the scheme cannot carry go to the SIMT kernels.
 #include "kernels.h"
 #include "ozaki_int8.cuh"
+#include "ozaki_moduli.cuh"
 #include "ozaki_wgmma.cuh"
 
 #include <math.h>
 
 namespace fg_ozaki {
 
-// The first moduli of cpu_ref/ozaki.c's list: pairwise coprime, their product below 2^64.
-constexpr int MAX_T = 8;
-__host__ __device__ constexpr int modulus(int l)
-{
-    constexpr int list[MAX_T] = {256, 255, 253, 251, 247, 241, 239, 233};
-    return list[l];
-}
 
 struct Crt {
     unsigned long long w[MAX_T]; // (M / m_l) ((M / m_l)^-1 mod m_l) mod M
     unsigned long long M;        // the product of the t moduli
+    double inv_M;                // 1 / M
     int t;
 };
 
@@ -56,39 +52,62 @@ Parts parts(int64_t m, int64_t n, int64_t k, int t)
     take(p.fb, sizeof(int) * (size_t)p.np);
     take(p.ra, (size_t)t * (size_t)(p.mp * p.kp));
     take(p.rb, (size_t)t * (size_t)(p.np * p.kp));
-    take(p.prod, sizeof(int32_t) * (size_t)t * (size_t)(p.mp * p.np));
+    take(p.prod, (size_t)t * (size_t)(p.mp * p.np));
     return p;
 }
 
 // 2^e as a double, for the exponents the scan gives (|e| < 1000).
 __device__ __forceinline__ double pow2(int e) { return __longlong_as_double((long long)(e + 1023) << 52); }
 
-// Vector v (a row of op(A) or a column of op(B)) has entries x[v sv + p sp], p < len: e[v] =
-// beta - 1 - ilogb(max |x|) (0 for a vector of zeros); *status |= 1 where an entry is Inf or NaN.
-// A warp per vector where the entries of one are contiguous, else a thread per vector.
-__global__ void scan(const float *__restrict__ x, int64_t sv, int64_t sp, int64_t count, int64_t len, int beta,
-                     int *__restrict__ e, unsigned *status)
+// Vector v (a row of op(A) or a column of op(B)) has entries x[v sv + p sp], p < len. A block
+// takes 64 vectors over SCAN_K of their entries and leaves the largest magnitude of each in
+// amax[v] (atomicMax of the float's bits: non-negative floats order as their bits), zeroed
+// before; *status |= 1 where an entry is Inf or NaN. Where the vectors are contiguous a thread
+// follows one (4 threads per vector, along p); else a warp follows 8, reading along p.
+constexpr int SCAN_K = 256;
+__global__ void __launch_bounds__(256) scan(const float *__restrict__ x, int64_t sv, int64_t sp, int64_t count,
+                                            int64_t len, unsigned *__restrict__ amax, unsigned *status)
 {
-    const bool warp_per_vector = sp == 1;
-    const int64_t v = warp_per_vector ? ((int64_t)blockIdx.x * blockDim.x + threadIdx.x) / 32
-                                      : (int64_t)blockIdx.x * blockDim.x + threadIdx.x;
-    const int lane = warp_per_vector ? threadIdx.x % 32 : 0, step = warp_per_vector ? 32 : 1;
-    if (v >= count) return;
-    float mx = 0;
+    const int tid = threadIdx.x;
+    const int64_t v0 = (int64_t)blockIdx.x * 64, p0 = (int64_t)blockIdx.y * SCAN_K;
+    const int64_t p1 = p0 + SCAN_K < len ? p0 + SCAN_K : len;
     bool finite = true;
-    for (int64_t p = lane; p < len; p += step) {
-        const float a = fabsf(x[v * sv + p * sp]);
-        finite &= a <= 3.402823466e38f; // false for Inf and NaN
-        mx = fmaxf(mx, a);
-    }
-    if (warp_per_vector) {
-        for (int o = 16; o > 0; o /= 2) {
-            mx = fmaxf(mx, __shfl_xor_sync(0xffffffffu, mx, o));
-            finite &= __shfl_xor_sync(0xffffffffu, (int)finite, o) != 0;
+    if (sv == 1 && sp != 1) {
+        const int64_t v = v0 + tid % 64;
+        float mx = 0;
+        if (v < count)
+            for (int64_t p = p0 + tid / 64; p < p1; p += 4) {
+                const float a = fabsf(x[v + p * sp]);
+                finite &= a <= 3.402823466e38f; // false for Inf and NaN
+                mx = fmaxf(mx, a);
+            }
+        if (v < count) atomicMax(&amax[v], __float_as_uint(mx));
+    } else {
+        const int lane = tid % 32;
+        for (int r = 0; r < 8; r++) {
+            const int64_t v = v0 + tid / 32 * 8 + r;
+            if (v >= count) break; // the same for the whole warp
+            float mx = 0;
+            for (int64_t p = p0 + lane; p < p1; p += 32) {
+                const float a = fabsf(x[v * sv + p * sp]);
+                finite &= a <= 3.402823466e38f;
+                mx = fmaxf(mx, a);
+            }
+            for (int o = 16; o > 0; o /= 2) mx = fmaxf(mx, __shfl_xor_sync(0xffffffffu, mx, o));
+            if (lane == 0) atomicMax(&amax[v], __float_as_uint(mx));
         }
     }
-    if (!finite && lane == 0) atomicOr(status, 1u);
-    if (lane == 0) e[v] = mx > 0 ? beta - 1 - ilogbf(mx) : 0;
+    if (!finite) atomicOr(status, 1u);
+}
+
+// In place, each vector's largest magnitude (its bits) becomes its exponent: e = beta - 1 -
+// ilogb(max), so that 2^e max < 2^beta; 0 for a vector of zeros.
+__global__ void exponents(unsigned *amax_to_e, int64_t count, int beta)
+{
+    const int64_t v = (int64_t)blockIdx.x * blockDim.x + threadIdx.x;
+    if (v >= count) return;
+    const float mx = __uint_as_float(amax_to_e[v]);
+    reinterpret_cast<int *>(amax_to_e)[v] = mx > 0 ? beta - 1 - ilogbf(mx) : 0;
 }
 
 // The symmetric residue of x (|x| <= 2^30) modulo m: in [-128, 127] for 256, else within
@@ -104,7 +123,7 @@ __device__ __forceinline__ int residue(int x, int m)
 
 // R[l][v][p] (int8, rows kp apart, planes `plane` apart) = the residue modulo modulus(l) of
 // round(2^e[v] x(v, p)), zero past count and len. A block does 64 vectors x 64 k of every
-// plane: the tile comes in through shared memory along x's contiguous side and goes out 4
+// plane: the tile comes in through shared memory along x's contiguous side and goes out 16
 // bytes a thread along k.
 __global__ void __launch_bounds__(256) split(const float *__restrict__ x, int64_t sv, int64_t sp, int64_t count,
                                              int64_t len, const int *__restrict__ e, int t, int8_t *__restrict__ R,
@@ -122,29 +141,27 @@ __global__ void __launch_bounds__(256) split(const float *__restrict__ x, int64_
         tile[vv][pp] = v < count && p < len ? x[v * sv + p * sp] : 0.0f;
     }
     __syncthreads();
+    // Thread tid: 16 k of row tid / 4, one 16-byte store per plane.
+    const int row = tid / 4, kq = tid % 4 * 16;
+    const int64_t v = v0 + row;
+    const double unit = pow2(v < count ? e[v] : 0);
+    int ints[16];
 #pragma unroll
-    for (int r = 0; r < 4; r++) {
-        const int w = tid + 256 * r, row = w / 16, kq = w % 16 * 4;
-        const int64_t v = v0 + row;
-        const double unit = pow2(v < count ? e[v] : 0);
-        int ints[4];
+    for (int i = 0; i < 16; i++) ints[i] = __double2int_rn((double)tile[row][kq + i] * unit);
+    int8_t *out = R + v * kp + p0 + kq;
 #pragma unroll
-        for (int i = 0; i < 4; i++) ints[i] = __double2int_rn((double)tile[row][kq + i] * unit);
-        int8_t *out = R + v * kp + p0 + kq;
+    for (int l = 0; l < MAX_T; l++) {
+        if (l >= t) break;
+        uint32_t words[4] = {0, 0, 0, 0};
 #pragma unroll
-        for (int l = 0; l < MAX_T; l++) {
-            if (l >= t) break;
-            uint32_t word = 0;
-#pragma unroll
-            for (int i = 0; i < 4; i++) word |= (uint32_t)(residue(ints[i], modulus(l)) & 0xff) << (8 * i);
-            *reinterpret_cast<uint32_t *>(out + l * plane) = word;
-        }
+        for (int i = 0; i < 16; i++) words[i / 4] |= (uint32_t)(residue(ints[i], modulus(l)) & 0xff) << (8 * (i % 4));
+        *reinterpret_cast<uint4 *>(out + l * plane) = make_uint4(words[0], words[1], words[2], words[3]);
     }
 }
 
 // C[i + j ldc] = alpha 2^-(ea[i] + fb[j]) X_ij + beta C (C not read when beta = 0), X_ij the
-// integer in (-M/2, M/2] whose residues are P[l][j][i] mod m_l (P's rows mp apart).
-__global__ void crt(const int32_t *__restrict__ P, int64_t mp, int64_t plane, Crt c, const int *__restrict__ ea,
+// integer in (-M/2, M/2] whose residues are P[l][j][i] (bytes, rows mp apart).
+__global__ void crt(const uint8_t *__restrict__ P, int64_t mp, int64_t plane, Crt c, const int *__restrict__ ea,
                     const int *__restrict__ fb, int64_t m, int64_t n, float alpha, float beta, float *C, int64_t ldc)
 {
     const int64_t i = (int64_t)blockIdx.x * blockDim.x + threadIdx.x;
@@ -154,18 +171,17 @@ __global__ void crt(const int32_t *__restrict__ P, int64_t mp, int64_t plane, Cr
 #pragma unroll
         for (int l = 0; l < MAX_T; l++) {
             if (l >= c.t) break;
-            int r = P[l * plane + j * mp + i] % modulus(l);
-            if (r < 0) r += modulus(l);
-            x += (unsigned __int128)c.w[l] * (unsigned)r;
+            x += (unsigned __int128)c.w[l] * P[l * plane + j * mp + i];
         }
         // x mod M: the quotient from doubles is off by at most one either way.
         const double xd = (double)(unsigned long long)(x >> 64) * 18446744073709551616.0 + (double)(unsigned long long)x;
-        const unsigned long long qt = (unsigned long long)(xd / (double)c.M);
+        const unsigned long long qt = (unsigned long long)(xd * c.inv_M);
         __int128 rem = (__int128)x - (__int128)qt * c.M;
         while (rem < 0) rem += c.M;
         while (rem >= (__int128)c.M) rem -= c.M;
         const long long s = rem > (__int128)(c.M / 2) ? (long long)(rem - c.M) : (long long)rem;
-        double d = (double)alpha * ldexp((double)s, -(ea[i] + fb[j]));
+        // 2^-(ea + fb) lies within 2^-356 and 2^196: a normal double, the product exact.
+        double d = (double)alpha * ((double)s * pow2(-(ea[i] + fb[j])));
         if (beta != 0) d += (double)beta * (double)C[i + j * ldc];
         C[i + j * ldc] = (float)d;
     }
@@ -188,6 +204,7 @@ Crt crt_constants(int t)
     unsigned __int128 M = 1;
     for (int l = 0; l < t; l++) M *= (unsigned)modulus(l);
     c.M = (unsigned long long)M;
+    c.inv_M = 1.0 / (double)c.M;
     for (int l = 0; l < t; l++) {
         const unsigned long long Ml = c.M / (unsigned)modulus(l);
         int y = 1; // (M / m_l)^-1 mod m_l, by trial: m_l <= 256
@@ -213,7 +230,20 @@ void b_strides(const fg_gemm_args *g, int64_t ldb, int64_t *sv, int64_t *sp)
 
 using namespace fg_ozaki;
 
-int fg_kernel_ozaki_moduli(int64_t k) { return k < ((int64_t)1 << 17) && beta_for(MAX_T, k) >= 1 ? MAX_T : 0; }
+// Below k = 16 the SIMT kernels: SGEMM's error bound, 2 (k + 2) eps (|A| |B|)_ij, is tightest
+// there, and the scheme's, 2^-beta (max_p |a_ip| sum_p |b_pj| + max_p |b_pj| sum_p |a_ip|),
+// exceeds it where a row's large entries meet a column's small ones (the guard against that
+// at any k is not built: perf/notes/tensor-core-sgemm.md).
+int fg_kernel_ozaki_moduli(int64_t k)
+{
+    return k >= 16 && k < ((int64_t)1 << 17) && beta_for(MAX_T, k) >= 1 ? MAX_T : 0;
+}
+
+// The bounds come from random problems of at least 1 GFLOP on the H200 (perf/notes/
+// tensor-core-sgemm.md): below k = 3072 the scheme lost to the SIMT kernels on most problems,
+// and with m or n below 512 (whose padding to whole tiles wastes much of the residue GEMMs) on
+// some.
+int fg_kernel_ozaki_pays(const fg_gemm_args *g) { return g->k >= 3072 && g->m >= 512 && g->n >= 512; }
 
 size_t fg_kernel_ozaki_ws(const fg_gemm_args *g, int t) { return parts(g->m, g->n, g->k, t).total; }
 
@@ -223,19 +253,21 @@ cudaError_t fg_kernel_ozaki_scan(const fg_gemm_args *g, const void *a, int64_t l
     const Parts p = parts(g->m, g->n, g->k, t);
     char *w = static_cast<char *>(ws);
     const int beta = beta_for(t, g->k);
-    cudaError_t err = cudaMemsetAsync(w + p.status, 0, sizeof(unsigned), s);
+    // The status word, then ea and fb (the largest magnitudes until exponents() converts them).
+    cudaError_t err = cudaMemsetAsync(w, 0, p.ra, s);
     if (err != cudaSuccess) return err;
+    unsigned *status = reinterpret_cast<unsigned *>(w + p.status);
+    const unsigned k_blocks = (unsigned)((g->k + SCAN_K - 1) / SCAN_K);
     int64_t sv, sp;
     a_strides(g, lda, &sv, &sp);
-    int64_t threads = sp == 1 ? 32 * g->m : g->m;
-    scan<<<(unsigned)((threads + 255) / 256), 256, 0, s>>>(static_cast<const float *>(a), sv, sp, g->m, g->k, beta,
-                                                          reinterpret_cast<int *>(w + p.ea),
-                                                          reinterpret_cast<unsigned *>(w + p.status));
+    unsigned *ea = reinterpret_cast<unsigned *>(w + p.ea), *fb = reinterpret_cast<unsigned *>(w + p.fb);
+    scan<<<dim3((unsigned)((g->m + 63) / 64), k_blocks), 256, 0, s>>>(static_cast<const float *>(a), sv, sp, g->m,
+                                                                      g->k, ea, status);
     b_strides(g, ldb, &sv, &sp);
-    threads = sp == 1 ? 32 * g->n : g->n;
-    scan<<<(unsigned)((threads + 255) / 256), 256, 0, s>>>(static_cast<const float *>(b), sv, sp, g->n, g->k, beta,
-                                                          reinterpret_cast<int *>(w + p.fb),
-                                                          reinterpret_cast<unsigned *>(w + p.status));
+    scan<<<dim3((unsigned)((g->n + 63) / 64), k_blocks), 256, 0, s>>>(static_cast<const float *>(b), sv, sp, g->n,
+                                                                      g->k, fb, status);
+    exponents<<<(unsigned)((g->m + 255) / 256), 256, 0, s>>>(ea, g->m, beta);
+    exponents<<<(unsigned)((g->n + 255) / 256), 256, 0, s>>>(fb, g->n, beta);
     return cudaGetLastError();
 }
 
@@ -246,7 +278,7 @@ cudaError_t fg_kernel_ozaki_finish(const fg_gemm_args *g, const void *a, int64_t
     char *w = static_cast<char *>(ws);
     const int *ea = reinterpret_cast<const int *>(w + p.ea), *fb = reinterpret_cast<const int *>(w + p.fb);
     int8_t *ra = reinterpret_cast<int8_t *>(w + p.ra), *rb = reinterpret_cast<int8_t *>(w + p.rb);
-    int32_t *prod = reinterpret_cast<int32_t *>(w + p.prod);
+    uint8_t *prod = reinterpret_cast<uint8_t *>(w + p.prod);
     int64_t sv, sp;
     a_strides(g, lda, &sv, &sp);
     split<<<dim3((unsigned)(p.kp / 64), (unsigned)(p.mp / 64)), 256, 0, s>>>(

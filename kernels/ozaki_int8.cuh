@@ -1,11 +1,12 @@
 // ozaki_int8.cuh: the residue GEMMs of the Ozaki scheme (ozaki.cu): int8 products with exact
 // int32 sums on the tensor cores (mma.sync m16n8k32, sm_80 and up).
 //
-// Out[r][c] = sum_p X[r][p] Y[c][p] for int8 X (rows x kp) and Y (cols x kp), both k-contiguous
-// with leading dimension kp, into int32 Out (row-major, leading dimension ldo). The split pass
+// Out[r][c] = (sum_p X[r][p] Y[c][p]) mod m for int8 X (rows x kp) and Y (cols x kp), both
+// k-contiguous with leading dimension kp: the sums exact in int32, Out in bytes (row-major,
+// leading dimension ldo), m the modulus of the batch entry. The split pass
 // writes X and Y padded with zeros to whole tiles (rows and cols multiples of 128, kp of 64), so
 // the kernel has no edge. blockIdx.z picks one of a batch (a modulus): X + z xs, Y + z ys,
-// Out + z os.
+// Out + z os, modulus(z).
 //
 // A block computes 128 x 128 of Out with 8 warps (2 x 4, 64 x 32 each) from k-tiles of 64
 // bytes that cp.async brings in 4 stages. Rows of a stage are 80 bytes apart, so the 8 rows that
@@ -13,6 +14,7 @@
 #pragma once
 
 #include "common/ptx.cuh"
+#include "ozaki_moduli.cuh"
 
 #include <stdint.h>
 
@@ -42,7 +44,7 @@ __device__ __forceinline__ void mma_s8(int acc[4], const uint32_t a[4], uint32_t
 }
 
 __global__ void __launch_bounds__(THREADS) int8_gemm(const int8_t *__restrict__ X, const int8_t *__restrict__ Y,
-                                                     int32_t *__restrict__ Out, int64_t kp, int64_t ldo,
+                                                     uint8_t *__restrict__ Out, int64_t kp, int64_t ldo,
                                                      int64_t xs, int64_t ys, int64_t os)
 {
     extern __shared__ __align__(128) unsigned char smem[];
@@ -99,14 +101,15 @@ __global__ void __launch_bounds__(THREADS) int8_gemm(const int8_t *__restrict__ 
     }
 
     // Thread (g, q) of a fragment holds rows g and g + 8, columns 2q and 2q + 1.
-    const int g = lane / 4, q = lane % 4;
+    const int g = lane / 4, q = lane % 4, m = modulus(blockIdx.z);
 #pragma unroll
     for (int mi = 0; mi < 4; mi++)
 #pragma unroll
         for (int ni = 0; ni < 4; ni++) {
             const int64_t r = r0 + wr + mi * 16 + g, c = c0 + wc + ni * 8 + 2 * q;
-            *reinterpret_cast<int2 *>(Out + r * ldo + c) = make_int2(acc[mi][ni][0], acc[mi][ni][1]);
-            *reinterpret_cast<int2 *>(Out + (r + 8) * ldo + c) = make_int2(acc[mi][ni][2], acc[mi][ni][3]);
+            const int *a = acc[mi][ni];
+            *reinterpret_cast<uchar2 *>(Out + r * ldo + c) = make_uchar2(residue_u8(a[0], m), residue_u8(a[1], m));
+            *reinterpret_cast<uchar2 *>(Out + (r + 8) * ldo + c) = make_uchar2(residue_u8(a[2], m), residue_u8(a[3], m));
         }
 }
 

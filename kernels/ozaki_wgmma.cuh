@@ -1,18 +1,21 @@
 // ozaki_wgmma.cuh: the residue GEMMs of the Ozaki scheme on Hopper (sm_90a): the same product
-// as ozaki_int8.cuh's, Out[r][c] = sum_p X[r][p] Y[c][p] (int8 in, exact int32 out), with the
-// k-tiles brought by the tensor memory accelerator and multiplied by wgmma.
+// as ozaki_int8.cuh's, Out[r][c] = (sum_p X[r][p] Y[c][p]) mod modulus(z) (int8 in, exact int32
+// sums, bytes out), with the k-tiles brought by the tensor memory accelerator and multiplied by
+// wgmma.
 //
 // A block computes 128 x 256 of Out. One warpgroup (its first thread) asks for the k-tiles: 128
 // bytes of k of X's 128 rows and of Y's 256, 128-byte swizzled, into 4 stages; each stage's
 // `full` mbarrier counts their bytes. Two warpgroups compute, each 64 rows x 256 columns with
-// wgmma m64n256k32 (4 per k-tile) from shared memory descriptors, and arrive on the stage's
-// `empty` mbarrier once their products have read it. X and Y are tensor maps over all the
+// wgmma m64n256k32 (4 per k-tile) from shared memory descriptors, one k-tile's group in flight
+// while the next is issued, and arrive on a stage's `empty` mbarrier once the products that
+// read it are done. X and Y are tensor maps over all the
 // batch's planes stacked (rows z x_rows + r and z y_rows + c), the split pass's zero padding
 // making every box whole.
 #pragma once
 
 #include "common/ptx.cuh"
 #include "common/tma.cuh"
+#include "ozaki_moduli.cuh"
 
 #include <stdint.h>
 
@@ -77,17 +80,24 @@ __device__ __forceinline__ void wgmma_fence()
     asm volatile("wgmma.fence.sync.aligned;\n" ::: "memory");
 #endif
 }
-__device__ __forceinline__ void wgmma_commit_and_wait()
+__device__ __forceinline__ void wgmma_commit()
 {
 #if defined(__CUDA_ARCH_FEAT_SM90_ALL)
     asm volatile("wgmma.commit_group.sync.aligned;\n" ::: "memory");
-    asm volatile("wgmma.wait_group.sync.aligned 0;\n" ::: "memory");
+#endif
+}
+// Waits until at most N committed groups are in flight.
+template <int N>
+__device__ __forceinline__ void wgmma_wait()
+{
+#if defined(__CUDA_ARCH_FEAT_SM90_ALL)
+    asm volatile("wgmma.wait_group.sync.aligned %0;\n" ::"n"(N) : "memory");
 #endif
 }
 
 __global__ void __launch_bounds__(WG_THREADS, 1)
     int8_gemm_wgmma(const __grid_constant__ CUtensorMap mx, const __grid_constant__ CUtensorMap my,
-                    int32_t *__restrict__ Out, int64_t kp, int64_t ldo, int64_t x_rows, int64_t y_rows, int64_t os)
+                    uint8_t *__restrict__ Out, int64_t kp, int64_t ldo, int64_t x_rows, int64_t y_rows, int64_t os)
 {
     extern __shared__ unsigned char raw[];
     unsigned char *smem = reinterpret_cast<unsigned char *>((reinterpret_cast<uintptr_t>(raw) + 1023) & ~(uintptr_t)1023);
@@ -131,18 +141,21 @@ __global__ void __launch_bounds__(WG_THREADS, 1)
         wgmma_fence();
 #pragma unroll
         for (int ks = 0; ks < WG_BK / 32; ks++) wgmma_s8(d, dx + 2 * ks, dy + 2 * ks);
-        wgmma_commit_and_wait();
-        if (tid == 0) fg_kern::mbar_arrive(&empty[s]);
+        wgmma_commit();
+        wgmma_wait<1>(); // k-tile kt - 1's products are done: its stage may be refilled
+        if (kt > 0 && tid == 0) fg_kern::mbar_arrive(&empty[(kt - 1) % WG_STAGES]);
     }
+    wgmma_wait<0>();
 
     // Thread (warp w, g, q) holds rows 16 w + g and 16 w + g + 8 of its warpgroup's 64, columns
     // 8 i + 2 q and 8 i + 2 q + 1 for i < 32.
-    const int w = tid / 32, g = tid % 32 / 4, q = tid % 4;
-    int32_t *o = Out + z * os + (r0 + wg * 64 + 16 * w + g) * ldo + c0 + 2 * q;
+    const int w = tid / 32, g = tid % 32 / 4, q = tid % 4, m = modulus((int)z);
+    uint8_t *o = Out + z * os + (r0 + wg * 64 + 16 * w + g) * ldo + c0 + 2 * q;
 #pragma unroll
     for (int i = 0; i < 32; i++) {
-        *reinterpret_cast<int2 *>(o + 8 * i) = make_int2(d[4 * i], d[4 * i + 1]);
-        *reinterpret_cast<int2 *>(o + 8 * ldo + 8 * i) = make_int2(d[4 * i + 2], d[4 * i + 3]);
+        *reinterpret_cast<uchar2 *>(o + 8 * i) = make_uchar2(residue_u8(d[4 * i], m), residue_u8(d[4 * i + 1], m));
+        *reinterpret_cast<uchar2 *>(o + 8 * ldo + 8 * i) =
+            make_uchar2(residue_u8(d[4 * i + 2], m), residue_u8(d[4 * i + 3], m));
     }
 }
 

@@ -22,19 +22,22 @@
 FG_HIDDEN void fg_cuda_describe(char *why, size_t len, const char *call, cudaError_t e);
 
 // runtime.cu: one GEMM on device pointers on stream s of device dev (current), alpha != 0 and
-// k > 0: SGEMM by the Ozaki scheme where FASTGEMM_OZAKI=on and it can take the call (ozaki.cu;
-// it synchronises s), else the operands packed where FASTGEMM_PACK says (pack.cu), then the
-// kernel the settings (FASTGEMM_KERNEL, _SPLIT_K, _STREAM_K) and the tables choose, its
-// workspace from the pool.
+// k > 0: with ozaki, SGEMM by the Ozaki scheme where FASTGEMM_OZAKI asks for it and it can take
+// the call (ozaki.cu; it synchronises s), else the operands packed where FASTGEMM_PACK says
+// (pack.cu), then the kernel the settings (FASTGEMM_KERNEL, _SPLIT_K, _STREAM_K) and the tables
+// choose, its workspace from the pool. *note (where note is not null): what the Ozaki setting
+// did, for the trace, or NULL.
 FG_HIDDEN cudaError_t fg_run_gemm(int dev, const fg_settings *set, const fg_gemm_args *g,
                                   const void *a, int64_t lda, const void *b, int64_t ldb, void *c,
-                                  int64_t ldc, cudaStream_t s);
+                                  int64_t ldc, cudaStream_t s, bool ozaki = false,
+                                  const char **note = nullptr);
 // ozaki.cu: C = alpha op(A) op(B) + beta C on device pointers by the Ozaki scheme on the INT8
 // tensor cores (kernels.h), on stream s of the current device; synchronises s. *done false,
-// with C untouched, where the scheme cannot take the call (k too deep, an Inf or NaN in A or
-// B, no workspace): the SIMT kernels then run it.
+// with C untouched, where the scheme does not take the call (k below 16 or too deep, an Inf or
+// NaN in A or B, no workspace): the SIMT kernels then run it. *note: which, for the trace.
 FG_HIDDEN cudaError_t fg_run_ozaki(const fg_gemm_args *g, const void *a, int64_t lda, const void *b,
-                                   int64_t ldb, void *c, int64_t ldc, cudaStream_t s, bool *done);
+                                   int64_t ldb, void *c, int64_t ldc, cudaStream_t s, bool *done,
+                                   const char **note);
 // C = beta*C over g->m x g->n on the device (beta = 0 writes zeros without reading C).
 FG_HIDDEN cudaError_t fg_run_scale_c(const fg_gemm_args *g, void *c, int64_t ldc, cudaStream_t s);
 

@@ -5,14 +5,18 @@
 #include "kernels/kernels.h"
 
 cudaError_t fg_run_ozaki(const fg_gemm_args *g, const void *a, int64_t lda, const void *b, int64_t ldb,
-                         void *c, int64_t ldc, cudaStream_t s, bool *done)
+                         void *c, int64_t ldc, cudaStream_t s, bool *done, const char **note)
 {
     *done = false;
     const int t = fg_kernel_ozaki_moduli(g->k);
-    if (t == 0) return cudaSuccess;
+    if (t == 0) {
+        *note = "ozaki: k below 16 or too deep, SIMT kernels";
+        return cudaSuccess;
+    }
     void *ws = nullptr;
     if (fg_pool_alloc(&ws, fg_kernel_ozaki_ws(g, t), s) != cudaSuccess) {
-        cudaGetLastError(); // no room: the SIMT kernels
+        cudaGetLastError();
+        *note = "ozaki: no workspace, SIMT kernels";
         return cudaSuccess;
     }
     unsigned status = 0; // ws's first word (kernels.h)
@@ -22,6 +26,9 @@ cudaError_t fg_run_ozaki(const fg_gemm_args *g, const void *a, int64_t lda, cons
     if (err == cudaSuccess && status == 0) {
         err = fg_kernel_ozaki_finish(g, a, lda, b, ldb, c, ldc, t, ws, s);
         *done = err == cudaSuccess;
+        *note = "ozaki: 8 moduli on the INT8 tensor cores";
+    } else if (err == cudaSuccess) {
+        *note = "ozaki: Inf or NaN in A or B, SIMT kernels";
     }
     const cudaError_t freed = cudaFreeAsync(ws, s);
     return err != cudaSuccess ? err : freed;

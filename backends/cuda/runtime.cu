@@ -77,8 +77,10 @@ void fg_cuda_describe(char *why, size_t len, const char *call, cudaError_t e)
 }
 
 cudaError_t fg_run_gemm(int dev, const fg_settings *set, const fg_gemm_args *g, const void *a,
-                        int64_t lda, const void *b, int64_t ldb, void *c, int64_t ldc, cudaStream_t s)
+                        int64_t lda, const void *b, int64_t ldb, void *c, int64_t ldc, cudaStream_t s,
+                        bool ozaki, const char **note)
 {
+    if (note) *note = nullptr;
     forced_name = set->kernel; // the same every call: the settings are read once
     pthread_once(&forced_once, resolve_forced);
     fg_kernel_timeline_file = set->timeline_file;
@@ -86,9 +88,12 @@ cudaError_t fg_run_gemm(int dev, const fg_settings *set, const fg_gemm_args *g, 
     int family = forced_family, config = forced_config;
     if ((family == FG_FAMILY_SIMT && g->dt != FG_F32) || (family == FG_FAMILY_DMMA && g->dt != FG_F64))
         family = FG_FAMILY_ANY, config = -1;
-    if (set->ozaki && g->dt == FG_F32 && family == FG_FAMILY_ANY) { // FASTGEMM_OZAKI=on
+    if (ozaki && g->dt == FG_F32 && family == FG_FAMILY_ANY && // FASTGEMM_OZAKI=on, or auto where it pays
+        (set->ozaki == 1 || (set->ozaki == 2 && fg_kernel_ozaki_pays(g)))) {
         bool done = false;
-        const cudaError_t e = fg_run_ozaki(g, a, lda, b, ldb, c, ldc, s, &done);
+        const char *said = nullptr;
+        const cudaError_t e = fg_run_ozaki(g, a, lda, b, ldb, c, ldc, s, &done, &said);
+        if (note) *note = said;
         if (e != cudaSuccess || done) return e;
     }
     const bool dmma = dev >= 0 && dev < FG_MAX_DEVICES && dmma_ok[dev];
@@ -184,8 +189,13 @@ int fg_gpu_gemm(const fg_call *call, char *why, size_t whylen)
         return rc;
     }
     c_written = true; // from the launch on, the caller's C may change
-    if (reads_ab) FG_CUDA_TRY(fg_run_gemm(dev, call->set, g, g->a, g->lda, g->b, g->ldb, g->c, g->ldc, s));
-    else FG_CUDA_TRY(fg_run_scale_c(g, g->c, g->ldc, s));
+    if (reads_ab) {
+        const char *note = nullptr;
+        FG_CUDA_TRY(fg_run_gemm(dev, call->set, g, g->a, g->lda, g->b, g->ldb, g->c, g->ldc, s, true, &note));
+        if (note) snprintf(why, whylen, "%s", note);
+    } else {
+        FG_CUDA_TRY(fg_run_scale_c(g, g->c, g->ldc, s));
+    }
     FG_CUDA_TRY(cudaStreamSynchronize(s));
     fg_exit_gate_arm(); // again, now that a GEMM has set up everything the runtime makes
     return FG_OK;
@@ -217,7 +227,7 @@ int fg_gpu_gemm_async(const fg_call *call, void *stream, char *why, size_t whyle
     // A stream of another context (an OpenMP runtime's, or one made with the driver API):
     // launched in that context.
     FG_CUDA_TRY(fg_use_context(fg_stream_context(s)));
-    if (fg_reads_ab(g)) FG_CUDA_TRY(fg_run_gemm(dev, call->set, g, g->a, g->lda, g->b, g->ldb, g->c, g->ldc, s));
+    if (fg_reads_ab(g)) FG_CUDA_TRY(fg_run_gemm(dev, call->set, g, g->a, g->lda, g->b, g->ldb, g->c, g->ldc, s, true));
     else FG_CUDA_TRY(fg_run_scale_c(g, g->c, g->ldc, s));
     return 0;
 fail:

@@ -1,0 +1,25 @@
+// ozaki_moduli.cuh: the Ozaki scheme's moduli (ozaki.cu), shared by its passes and its residue
+// GEMMs: the first 8 of cpu_ref/ozaki.c's list, pairwise coprime, their product below 2^64.
+#pragma once
+
+#include <stdint.h>
+
+namespace fg_ozaki {
+
+constexpr int MAX_T = 8;
+
+// Modulus l (< MAX_T): 256, 255, 253, 251, 247, 241, 239, 233 (a chain of selects, not a table:
+// indexed at run time, a table would live in local memory).
+__host__ __device__ constexpr int modulus(int l)
+{
+    return l == 0 ? 256 : l == 1 ? 255 : l == 2 ? 253 : l == 3 ? 251 : l == 4 ? 247 : l == 5 ? 241 : l == 6 ? 239 : 233;
+}
+
+// A residue GEMM's int32 sum as its residue in [0, m): a byte, which is all the CRT needs.
+__device__ __forceinline__ uint8_t residue_u8(int32_t x, int m)
+{
+    const int r = x % m;
+    return (uint8_t)(r < 0 ? r + m : r);
+}
+
+} // namespace fg_ozaki

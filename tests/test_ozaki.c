@@ -1,0 +1,93 @@
+/* test_ozaki.c: (gpu) the inputs FASTGEMM_OZAKI=on must hand to the SIMT kernels or carry
+ * exactly, on device operands, each against OpenBLAS:
+ *   inf-nan   an Inf, a -Inf and a NaN in A, one Inf in B (B has no zeros, so every product
+ *             is defined as OpenBLAS computes it): every entry of C has OpenBLAS's class (NaN,
+ *             +Inf, -Inf) or, where finite, its value within SGEMM's tolerance;
+ *   scaled    rows of A on powers of two from 2^-140 (denormal floats) to 2^-40, columns of B
+ *             from 2^60 to 2^100, a zero row and a zero column: C within SGEMM's tolerance,
+ *             exact zeros where the reference has them.
+ * Run with the trace on (stderr) and stdout unbuffered, so that CTest's regular expression sees
+ * which path took each case, in order. The tolerance is test_gemm's: 2 (k+2) eps (|A| |B|)_ij. */
+#include "../cpu_ref/ref.h"
+#include "testutil.h"
+
+#include <float.h>
+#include <math.h>
+#include <string.h>
+
+enum { M = 300, N = 260, K = 517 };
+
+static int classify(float x) { return isnan(x) ? 1 : isinf(x) ? (x > 0 ? 2 : 3) : 0; }
+
+/* C = A B on the device through fastgemm_sgemm against OpenBLAS; fails counted. */
+static int run(const char *name, const float *a, const float *b)
+{
+    const size_t sa = sizeof(float) * M * K, sb = sizeof(float) * K * N, sc = sizeof(float) * M * N;
+    float *c = malloc(sc), *want = malloc(sc), *bound = malloc(sc), *abs_a = malloc(sa), *abs_b = malloc(sb);
+    float *da = test_alloc(sa, 0), *db = test_alloc(sb, 0), *dc = test_alloc(sc, 0);
+    int fails = 0;
+    if (!c || !want || !bound || !abs_a || !abs_b || !da || !db || !dc || test_copy(da, a, sa) || test_copy(db, b, sb)) {
+        printf("FAIL %s: setup\n", name);
+        return 1;
+    }
+    for (int i = 0; i < M * K; i++) abs_a[i] = fabsf(a[i]);
+    for (int i = 0; i < K * N; i++) abs_b[i] = fabsf(b[i]);
+    ref_sgemm('N', 'N', M, N, K, 1, a, M, b, K, 0, want, M);
+    ref_sgemm('N', 'N', M, N, K, 1, abs_a, M, abs_b, K, 0, bound, M);
+    if (fastgemm_sgemm(FASTGEMM_OP_N, FASTGEMM_OP_N, M, N, K, 1, da, M, db, K, 0, dc, M) != 0 || test_copy(c, dc, sc)) {
+        printf("FAIL %s: the call failed\n", name);
+        fails++;
+    } else if (fastgemm_last_backend() != FASTGEMM_BACKEND_GPU) {
+        printf("FAIL %s: ran on backend %s, not the GPU\n", name, fastgemm_backend_name(fastgemm_last_backend()));
+        fails++;
+    }
+    for (int i = 0; i < M * N && !fails; i++) {
+        const int cw = classify(want[i]), cg = classify(c[i]);
+        const double tol = 2.0 * (K + 2) * FLT_EPSILON * bound[i];
+        if (cw != cg || (cw == 0 && !(fabs((double)c[i] - want[i]) <= tol)) || (want[i] == 0 && c[i] != 0)) {
+            printf("FAIL %s: C(%d,%d) = %.9g, OpenBLAS %.9g (tol %.3g)\n", name, i % M, i / M, c[i], want[i], tol);
+            fails++;
+        }
+    }
+    printf("%s: %s\n", name, fails ? "FAIL" : "ok");
+    free(c), free(want), free(bound), free(abs_a), free(abs_b);
+    test_free(da), test_free(db), test_free(dc);
+    return fails;
+}
+
+int main(void)
+{
+    if (!test_gpu_present()) {
+        printf("no CUDA device: skipped\n");
+        return TEST_SKIP;
+    }
+    if (ref_init()) return 1;
+    setvbuf(stdout, NULL, _IONBF, 0);
+    float *a = malloc(sizeof(float) * M * K), *b = malloc(sizeof(float) * K * N);
+    rng_t r = {2026};
+    int fails = 0;
+
+    /* inf-nan: B without zeros, so that OpenBLAS never meets Inf * 0 where the reference BLAS
+     * would skip it. */
+    for (int i = 0; i < M * K; i++) a[i] = (float)rng_uniform(&r);
+    for (int i = 0; i < K * N; i++) b[i] = (float)(0.5 + 0.5 * fabs(rng_uniform(&r))) * (rng_next(&r) & 1 ? 1.f : -1.f);
+    a[7 + 11 * M] = INFINITY;
+    a[100 + 300 * M] = -INFINITY;
+    a[200 + 3 * M] = NAN;
+    b[5 + 17 * K] = INFINITY;
+    fails += run("inf-nan", a, b);
+
+    /* scaled: row i of A on 2^(-140 + 100 i / M) (its first rows denormal floats), column j of
+     * B on 2^(100 - 40 j / N), so that every product is a normal float; a zero row and column. */
+    for (int p = 0; p < K; p++)
+        for (int i = 0; i < M; i++) a[i + p * M] = ldexpf((float)rng_uniform(&r), -140 + 100 * i / M);
+    for (int j = 0; j < N; j++)
+        for (int p = 0; p < K; p++) b[p + j * K] = ldexpf((float)rng_uniform(&r), 100 - 40 * j / N);
+    for (int p = 0; p < K; p++) a[17 + p * M] = 0;
+    for (int p = 0; p < K; p++) b[p + 23 * K] = 0;
+    fails += run("scaled", a, b);
+
+    free(a), free(b);
+    printf("test_ozaki: %s\n", fails ? "FAIL" : "ok");
+    return fails != 0;
+}
