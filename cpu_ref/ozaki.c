@@ -109,3 +109,61 @@ out:
     free(ai), free(bi), free(ea), free(fb), free(ar), free(br), free(cr), free(x);
     return rc;
 }
+
+/* The largest magnitude of a row of A or column of B (len entries, step apart), and their sum. */
+static float max_and_sum(const float *x, int64_t step, int64_t len, double *sum)
+{
+    float xmax = 0;
+    double s = 0;
+    for (int64_t p = 0; p < len; p++) {
+        xmax = fmaxf(xmax, fabsf(x[p * step]));
+        s += fabs((double)x[p * step]);
+    }
+    *sum = s;
+    return xmax;
+}
+
+int64_t fg_ozaki_certify(int64_t m, int64_t n, int64_t k, const float *a, int64_t lda, const float *b,
+                         int64_t ldb, int t, unsigned char *ok)
+{
+    const int beta = fg_ozaki_beta(t, k);
+    if (beta < 1 || k >= ((int64_t)1 << 17) || m < 0 || n < 0) return -1;
+    double *half_a = malloc(sizeof(double) * (size_t)(m + 1)), *half_b = malloc(sizeof(double) * (size_t)(n + 1));
+    double *sum_a = malloc(sizeof(double) * (size_t)(m + 1)), *sum_b = malloc(sizeof(double) * (size_t)(n + 1));
+    int *qe_a = malloc(sizeof(int) * (size_t)(m + 1)), *qe_b = malloc(sizeof(int) * (size_t)(n + 1));
+    int8_t *qa = malloc((size_t)(m * k + 1)), *qb = malloc((size_t)(k * n + 1));
+    int64_t certified = -1;
+    if (!half_a || !half_b || !sum_a || !sum_b || !qe_a || !qe_b || !qa || !qb) goto out;
+
+    /* Per row (column): half the scheme's unit, 2^(-e - 1) (to_integers' e), the sum of
+     * magnitudes, and the magnitudes rounded down to integers below 128 on 2^qe. */
+    for (int64_t i = 0; i < m; i++) {
+        const float xmax = max_and_sum(a + i, lda, k, &sum_a[i]);
+        half_a[i] = xmax > 0 ? ldexp(1.0, ilogbf(xmax) - beta) : 0;
+        qe_a[i] = xmax > 0 ? 6 - ilogbf(xmax) : 0;
+        for (int64_t p = 0; p < k; p++) qa[i + p * m] = (int8_t)floor(ldexp(fabs((double)a[i + p * lda]), qe_a[i]));
+    }
+    for (int64_t j = 0; j < n; j++) {
+        const float xmax = max_and_sum(b + j * ldb, 1, k, &sum_b[j]);
+        half_b[j] = xmax > 0 ? ldexp(1.0, ilogbf(xmax) - beta) : 0;
+        qe_b[j] = xmax > 0 ? 6 - ilogbf(xmax) : 0;
+        for (int64_t p = 0; p < k; p++) qb[p + j * k] = (int8_t)floor(ldexp(fabs((double)b[p + j * ldb]), qe_b[j]));
+    }
+    certified = 0;
+    for (int64_t j = 0; j < n; j++)
+        for (int64_t i = 0; i < m; i++) {
+            int32_t q = 0; /* the int8 GEMM's exact sum */
+            for (int64_t p = 0; p < k; p++) q += (int32_t)qa[i + p * m] * qb[p + j * k];
+            const double lower = ldexp((double)q, -qe_a[i] - qe_b[j]); /* <= (|A||B|)_ij */
+            const double e = half_a[i] * sum_b[j] + half_b[j] * (sum_a[i] + (double)k * half_a[i]);
+            /* D's conversion to double adds 2^-53 |D| <= 2^-53 ((|A||B|)_ij + E); the factor
+             * 1 + (k + 2) 2^-52 covers the rounding of the double sums in e; lower is exact. */
+            const int c = e * (1 + (double)(k + 2) * 0x1p-52) <= ((double)k * 0x1p-24 - 0x1p-52) * lower;
+            ok[i + j * m] = (unsigned char)c;
+            certified += c;
+        }
+out:
+    free(half_a), free(half_b), free(sum_a), free(sum_b), free(qe_a), free(qe_b), free(qa), free(qb);
+    return certified;
+}
+

@@ -39,6 +39,17 @@ int fg_ozaki_beta(int t, int64_t k);
 int fg_ozaki_gemm(int64_t m, int64_t n, int64_t k, const float *a, int64_t lda, const float *b,
                   int64_t ldb, int t, double *d, int64_t ldd, double *unit_a, double *unit_b);
 
+/* The guard's test (perf/notes/tensor-core-sgemm.md) for fg_ozaki_gemm's D with the same t:
+ * entry (i, j) is certified, ok[i + j m] = 1, where the scheme's error bound
+ *   E_ij = 2^(-e_i - 1) sum_p |b_pj| + 2^(-f_j - 1) (sum_p |a_ip| + k 2^(-e_i - 1))
+ * with the conversion to double is at most SGEMM's classical bound k u (|A||B|)_ij (u = 2^-24),
+ * proven with a lower bound of (|A||B|)_ij: |A| and |B| rounded down to 7-bit integers on each
+ * row's and column's scale, whose product is one exact int8 GEMM on the GPU. An uncertified entry
+ * is to be computed as SGEMM would. Returns how many are certified, or -1 (fg_ozaki_gemm's
+ * conditions). */
+int64_t fg_ozaki_certify(int64_t m, int64_t n, int64_t k, const float *a, int64_t lda, const float *b,
+                         int64_t ldb, int t, unsigned char *ok);
+
 #ifdef __cplusplus
 }
 #endif

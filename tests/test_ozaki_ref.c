@@ -10,6 +10,12 @@
  *     on the classes uniform, normal, cancel and rows; the wide class is printed only (the
  *     guard's case: its small entries keep few of their bits), and so is a class of denormal A
  *     (the scaling makes them integers like any other).
+ *   - the guard (fg_ozaki_certify): on every class, and on two built to defeat the scheme
+ *     ("pairs": k = 2, each row's large entry meets the column's small one; "peaked": one entry
+ *     of each row 10^6 against 10^-6 in each column), every certified entry lies within SGEMM's
+ *     classical bound k u (|A||B|)_ij, and the result, uncertified entries summed in float with
+ *     FMA, lies within test_gemm's tolerance 2 (k+2) eps (|A||B|)_ij everywhere; the share
+ *     certified is printed.
  * CPU only, no GPU. */
 #include "cpu_ref/ozaki.h"
 
@@ -111,6 +117,24 @@ static void comp_errors(int64_t m, int64_t n, const float *c, const long double 
     free(e);
 }
 
+/* Each entry of A B: in long double (ref), its sum of magnitudes (absab), and summed in float
+ * with FMA, as the SIMT kernels do (fma). */
+static void reference(int64_t m, int64_t n, int64_t k, const float *a, const float *b, long double *ref,
+                      long double *absab, float *fma)
+{
+    for (int64_t j = 0; j < n; j++)
+        for (int64_t i = 0; i < m; i++) {
+            long double s = 0, sa = 0;
+            float f = 0;
+            for (int64_t p = 0; p < k; p++) {
+                s += (long double)a[i + p * m] * b[p + j * k];
+                sa += fabsl((long double)a[i + p * m] * b[p + j * k]);
+                f = fmaf(a[i + p * m], b[p + j * k], f);
+            }
+            ref[i + j * m] = s, absab[i + j * m] = sa, fma[i + j * m] = f;
+        }
+}
+
 static void check_moduli(void)
 {
     int coprime = 1;
@@ -165,17 +189,7 @@ static void check_class(const char *cls, int assert_vs_sgemm)
     double *d = malloc(sizeof(double) * m * n), ua[48], ub[40];
     long double *ref = malloc(sizeof(long double) * m * n), *absab = malloc(sizeof(long double) * m * n);
     make(cls, m, n, k, a, b);
-    for (int64_t j = 0; j < n; j++)
-        for (int64_t i = 0; i < m; i++) {
-            long double s = 0, sa = 0;
-            float f = 0;
-            for (int64_t p = 0; p < k; p++) {
-                s += (long double)a[i + p * m] * b[p + j * k];
-                sa += fabsl((long double)a[i + p * m] * b[p + j * k]);
-                f = fmaf(a[i + p * m], b[p + j * k], f);
-            }
-            ref[i + j * m] = s, absab[i + j * m] = sa, cs[i + j * m] = f;
-        }
+    reference(m, n, k, a, b, ref, absab, cs);
     double smax, smed;
     comp_errors(m, n, cs, ref, absab, &smax, &smed);
     for (int t = 6; t <= 8; t++) {
@@ -208,6 +222,42 @@ static void check_class(const char *cls, int assert_vs_sgemm)
     free(a), free(b), free(cs), free(co), free(d), free(ref), free(absab);
 }
 
+/* The guard on one class (make's, or "pairs" and "peaked"), 8 moduli. */
+static void check_guard(const char *cls, int64_t k)
+{
+    const int64_t m = 48, n = 40;
+    float *a = malloc(sizeof(float) * m * k), *b = malloc(sizeof(float) * k * n), *c = malloc(sizeof(float) * m * n);
+    double *d = malloc(sizeof(double) * m * n), ua[48], ub[40];
+    unsigned char *ok = malloc((size_t)(m * n));
+    long double *ref = malloc(sizeof(long double) * m * n), *absab = malloc(sizeof(long double) * m * n);
+    make(!strcmp(cls, "pairs") || !strcmp(cls, "peaked") ? "uniform" : cls, m, n, k, a, b);
+    if (!strcmp(cls, "pairs")) /* row i: (x, 2^-11 y); column j: (2^-11 z, w) */
+        for (int64_t q = 0; q < m; q++) a[q + m] = ldexpf(a[q + m], -11);
+    if (!strcmp(cls, "pairs"))
+        for (int64_t j = 0; j < n; j++) b[j * k] = ldexpf(b[j * k], -11);
+    if (!strcmp(cls, "peaked")) {
+        for (int64_t i = 0; i < m; i++) a[i] = a[i] < 0 ? -1e6f : 1e6f;
+        for (int64_t j = 0; j < n; j++) b[j * k] *= 1e-6f;
+    }
+    const int64_t certified = fg_ozaki_certify(m, n, k, a, m, b, k, 8, ok);
+    int sound = certified >= 0 && fg_ozaki_gemm(m, n, k, a, m, b, k, 8, d, m, ua, ub) == 0, within = 1;
+    reference(m, n, k, a, b, ref, absab, c);
+    for (int64_t q = 0; q < m * n; q++) {
+        const long double ref_err = 1.01L * k * 0x1p-64L * absab[q]; /* the long double sum's own */
+        if (ok[q]) sound &= fabsl((long double)d[q] - ref[q]) <= k * 0x1p-24L * absab[q] + ref_err;
+        if (ok[q]) c[q] = (float)d[q]; /* else the float sum stays */
+        within &= fabsl((long double)c[q] - ref[q]) <= 2.0L * (k + 2) * 0x1p-23L * absab[q] + ref_err;
+    }
+    printf("%-8s k=%4lld: %lld of %lld entries certified\n", cls, (long long)k, (long long)certified,
+           (long long)(m * n));
+    char what[128];
+    snprintf(what, sizeof what, "guard, %s: every certified entry within k u (|A||B|)", cls);
+    check(what, sound);
+    snprintf(what, sizeof what, "guard, %s: the result within test_gemm's tolerance everywhere", cls);
+    check(what, within);
+    free(a), free(b), free(c), free(d), free(ok), free(ref), free(absab);
+}
+
 int main(void)
 {
     check_moduli();
@@ -218,6 +268,9 @@ int main(void)
     check_class("rows", 1);
     check_class("wide", 0);
     check_class("denormal", 0);
+    const char *guarded[] = {"uniform", "normal", "cancel", "rows", "wide", "denormal", "peaked"};
+    for (int i = 0; i < 7; i++) check_guard(guarded[i], 1024);
+    check_guard("pairs", 2);
     printf("%s\n", fails ? "FAILED" : "all passed");
     return fails != 0;
 }
