@@ -11,8 +11,8 @@
 //   crt      per entry, the integer from its t residues (Chinese remainder theorem, exact in
 //            128-bit arithmetic), times the row's and column's powers of two, in double, then
 //            alpha, beta and the rounding to float.
-// The scan's status decides between scan and split (fg_kernel_ozaki_scan, then
-// fg_kernel_ozaki_finish): inputs the scheme cannot carry go to the SIMT kernels.
+// The caller reads the scan's status back between the scan (fg_kernel_ozaki_scan) and the rest
+// (fg_kernel_ozaki_finish): inputs the scheme cannot carry go to the SIMT kernels instead.
 #include "kernels.h"
 #include "ozaki_int8.cuh"
 #include "ozaki_moduli.cuh"
