@@ -45,14 +45,27 @@ static int8_t residue(int64_t x, int m)
     return (int8_t)r;
 }
 
+/* The largest magnitude of a row of A or column of B (len entries, step apart), and their sum. */
+static float max_and_sum(const float *x, int64_t step, int64_t len, double *sum)
+{
+    float xmax = 0;
+    double s = 0;
+    for (int64_t p = 0; p < len; p++) {
+        xmax = fmaxf(xmax, fabsf(x[p * step]));
+        s += fabs((double)x[p * step]);
+    }
+    *sum = s;
+    return xmax;
+}
+
 /* One row of A or column of B (len entries, step apart) as integers on its own power of two:
  * e with 2^e max|x| < 2^beta, so that the rounded integers are at most 2^beta; out[p * out_step]
  * = round(2^e x_p); *unit = 2^-e (0 for a vector of zeros, whose integers are 0). Returns e. */
 static int to_integers(const float *x, int64_t step, int64_t len, int beta, int64_t *out, int64_t out_step,
                        double *unit)
 {
-    float xmax = 0;
-    for (int64_t p = 0; p < len; p++) xmax = fmaxf(xmax, fabsf(x[p * step]));
+    double sum;
+    const float xmax = max_and_sum(x, step, len, &sum);
     const int e = xmax > 0 ? beta - 1 - ilogbf(xmax) : 0;
     *unit = xmax > 0 ? ldexp(1.0, -e) : 0.0;
     for (int64_t p = 0; p < len; p++) out[p * out_step] = (int64_t)nearbyint(ldexp((double)x[p * step], e));
@@ -108,19 +121,6 @@ int fg_ozaki_gemm(int64_t m, int64_t n, int64_t k, const float *a, int64_t lda, 
 out:
     free(ai), free(bi), free(ea), free(fb), free(ar), free(br), free(cr), free(x);
     return rc;
-}
-
-/* The largest magnitude of a row of A or column of B (len entries, step apart), and their sum. */
-static float max_and_sum(const float *x, int64_t step, int64_t len, double *sum)
-{
-    float xmax = 0;
-    double s = 0;
-    for (int64_t p = 0; p < len; p++) {
-        xmax = fmaxf(xmax, fabsf(x[p * step]));
-        s += fabs((double)x[p * step]);
-    }
-    *sum = s;
-    return xmax;
 }
 
 int64_t fg_ozaki_certify(int64_t m, int64_t n, int64_t k, const float *a, int64_t lda, const float *b,

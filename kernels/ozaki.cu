@@ -13,6 +13,7 @@
 //            alpha, beta and the rounding to float.
 // The caller reads the scan's status back between the scan (fg_kernel_ozaki_scan) and the rest
 // (fg_kernel_ozaki_finish): inputs the scheme cannot carry go to the SIMT kernels instead.
+#include "common/launch.cuh"
 #include "kernels.h"
 #include "ozaki_int8.cuh"
 #include "ozaki_moduli.cuh"
@@ -299,12 +300,14 @@ cudaError_t fg_kernel_ozaki_finish(const fg_gemm_args *g, const void *a, int64_t
 #endif
     if (hopper && fg_kern::tma_map(&mx, rb, p.kp, t * p.np, p.kp, 1, WG_BK, WG_BM, true) &&
         fg_kern::tma_map(&my, ra, p.kp, t * p.mp, p.kp, 1, WG_BK, WG_BN, true)) {
-        err = cudaFuncSetAttribute(int8_gemm_wgmma, cudaFuncAttributeMaxDynamicSharedMemorySize, WG_SMEM);
+        static fg_kern::SmemAsked asked;
+        err = fg_kern::allow_smem(int8_gemm_wgmma, asked, WG_SMEM);
         if (err != cudaSuccess) return err;
         int8_gemm_wgmma<<<dim3((unsigned)(p.mp / WG_BN), (unsigned)(p.np / WG_BM), (unsigned)t), WG_THREADS,
                           WG_SMEM, s>>>(mx, my, prod, p.kp, p.mp, p.np, p.mp, p.mp * p.np);
     } else {
-        err = cudaFuncSetAttribute(int8_gemm, cudaFuncAttributeMaxDynamicSharedMemorySize, GEMM_SMEM);
+        static fg_kern::SmemAsked asked;
+        err = fg_kern::allow_smem(int8_gemm, asked, GEMM_SMEM);
         if (err != cudaSuccess) return err;
         int8_gemm<<<dim3((unsigned)(p.mp / TILE), (unsigned)(p.np / TILE), (unsigned)t), THREADS, GEMM_SMEM, s>>>(
             rb, ra, prod, p.kp, p.mp, p.np * p.kp, p.mp * p.kp, p.mp * p.np);
