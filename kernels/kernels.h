@@ -58,12 +58,21 @@ FG_HIDDEN cudaError_t fg_kernel_launch(const fg_kernel_plan *plan, const fg_gemm
 // C = beta*C over g->m x g->n (beta = 0 writes zeros without reading C).
 FG_HIDDEN cudaError_t fg_kernel_scale_c(const fg_gemm_args *g, void *c, int64_t ldc,
                                         cudaStream_t s);
-// SGEMM by the Ozaki scheme II on the INT8 tensor cores (ozaki.cu, sm_80 and up), in two steps
-// on stream s over ws (fg_kernel_ozaki_ws bytes): the scan, which leaves in ws's first 4 bytes a
-// status word (nonzero: op(A) or op(B) holds an Inf or NaN, which the scheme cannot carry), and,
-// where the status is 0, the finish, which writes C = alpha op(A) op(B) + beta C (alpha != 0,
-// k > 0, a, b, c float). fg_kernel_ozaki_moduli: the moduli the scheme takes for depth k, or 0
-// where it does not run (k below 16, or of 2^17 or more: its int32 sums could overflow).
+// SGEMM by the Ozaki scheme II on the INT8 tensor cores (ozaki.cu, sm_80 and up), in three
+// steps on stream s over ws (fg_kernel_ozaki_ws bytes), which begins with an fg_ozaki_status:
+//   scan      inputs nonzero where op(A) or op(B) holds an Inf or NaN, which the scheme cannot
+//             carry;
+//   products  (where inputs is 0) the residue GEMMs and the guard, which adds to uncertified
+//             the entries of C whose error bound it cannot hold to SGEMM's;
+//   crt       writes C = alpha op(A) op(B) + beta C: certified entries from the residues, the
+//             others summed in float one by one (k steps each).
+// alpha != 0, k > 0, a, b, c float. fg_kernel_ozaki_moduli: the moduli the scheme takes for
+// depth k, or 0 where it does not run (k of 2^17 or more: its int32 sums could overflow).
+typedef struct {
+    unsigned inputs;
+    unsigned unused;
+    unsigned long long uncertified;
+} fg_ozaki_status;
 FG_HIDDEN int fg_kernel_ozaki_moduli(int64_t k);
 // 1 where the scheme is expected to beat the SIMT kernels for the call's shape (FASTGEMM_OZAKI=
 // auto): deep k, and neither m nor n small, since its passes over memory and its t residue
@@ -72,9 +81,10 @@ FG_HIDDEN int fg_kernel_ozaki_pays(const fg_gemm_args *g);
 FG_HIDDEN size_t fg_kernel_ozaki_ws(const fg_gemm_args *g, int moduli);
 FG_HIDDEN cudaError_t fg_kernel_ozaki_scan(const fg_gemm_args *g, const void *a, int64_t lda, const void *b,
                                            int64_t ldb, int moduli, void *ws, cudaStream_t s);
-FG_HIDDEN cudaError_t fg_kernel_ozaki_finish(const fg_gemm_args *g, const void *a, int64_t lda, const void *b,
-                                             int64_t ldb, void *c, int64_t ldc, int moduli, void *ws,
-                                             cudaStream_t s);
+FG_HIDDEN cudaError_t fg_kernel_ozaki_products(const fg_gemm_args *g, const void *a, int64_t lda, const void *b,
+                                               int64_t ldb, int moduli, void *ws, cudaStream_t s);
+FG_HIDDEN cudaError_t fg_kernel_ozaki_crt(const fg_gemm_args *g, const void *a, int64_t lda, const void *b,
+                                          int64_t ldb, void *c, int64_t ldc, int moduli, void *ws, cudaStream_t s);
 // FG_TIMELINE builds: the file each stream-K launch's stamps go to (FG_TIMELINE_FILE), or NULL.
 FG_HIDDEN extern const char *fg_kernel_timeline_file;
 

@@ -3,18 +3,23 @@
 //
 // C = alpha op(A) op(B) + beta C in four passes on the stream:
 //   scan     each row of op(A) and column of op(B): the power of two that puts its largest
-//            entry just under 2^beta, and whether any entry is Inf or NaN (the status word);
+//            entry just under 2^beta, its sum of magnitudes, and whether any entry is Inf or NaN;
 //   split    the rows and columns as integers of at most beta bits, and their residues modulo
 //            each of the t moduli as int8, k-contiguous and padded with zeros to whole tiles;
+//            then a plane of their magnitudes rounded down to 7 bits;
 //   products one int8 GEMM per modulus (ozaki_wgmma.cuh, ozaki_int8.cuh), exact in int32, each
-//            entry kept as its residue, a byte;
-//   crt      per entry, the integer from its t residues (Chinese remainder theorem, exact in
-//            128-bit arithmetic), times the row's and column's powers of two, in double, then
-//            alpha, beta and the rounding to float.
-// The caller reads the scan's status back between the scan (fg_kernel_ozaki_scan) and the rest
-// (fg_kernel_ozaki_finish): inputs the scheme cannot carry go to the SIMT kernels instead.
+//            entry kept as its residue, a byte; then the magnitudes' product, whose epilogue is
+//            the guard (ozaki_guard.cuh): it flags the entries whose error bound it certifies
+//            within SGEMM's, and counts the others;
+//   crt      per certified entry, the integer from its t residues (Chinese remainder theorem,
+//            exact in 128-bit arithmetic), times the row's and column's powers of two, in
+//            double, then alpha, beta and the rounding to float; the others summed in float.
+// The caller reads the status (kernels.h) back after the scan and after the products: inputs
+// the scheme cannot carry, or too many entries the guard does not certify, go to the SIMT
+// kernels instead, C untouched.
 #include "common/launch.cuh"
 #include "kernels.h"
+#include "ozaki_guard.cuh"
 #include "ozaki_int8.cuh"
 #include "ozaki_moduli.cuh"
 #include "ozaki_wgmma.cuh"
@@ -33,9 +38,14 @@ struct Crt {
 
 int64_t round_up(int64_t x, int64_t to) { return (x + to - 1) / to * to; }
 
-// The workspace's parts, each 256-byte aligned.
+// The scan's k-blocks: SCAN_K entries of every vector each.
+constexpr int SCAN_K = 256;
+int64_t scan_blocks(int64_t k) { return (k + SCAN_K - 1) / SCAN_K; }
+
+// The workspace's parts, each 256-byte aligned: first the status (kernels.h), then what the
+// scan zeroes.
 struct Parts {
-    size_t status, ea, fb, ra, rb, prod, total;
+    size_t status, ea, fb, sa, sb, pa, pb, ra, rb, prod, cert, total;
     int64_t mp, np, kp;
 };
 Parts parts(int64_t m, int64_t n, int64_t k, int t)
@@ -48,67 +58,90 @@ Parts parts(int64_t m, int64_t n, int64_t k, int t)
         p.total += (bytes + 255) / 256 * 256;
     };
     p.total = 0;
-    take(p.status, sizeof(unsigned));
+    take(p.status, sizeof(fg_ozaki_status));
     take(p.ea, sizeof(int) * (size_t)p.mp);
     take(p.fb, sizeof(int) * (size_t)p.np);
-    take(p.ra, (size_t)t * (size_t)(p.mp * p.kp));
-    take(p.rb, (size_t)t * (size_t)(p.np * p.kp));
+    // The sums of magnitudes, and their parts per k-block (summed in order: the same sums, and
+    // so the same guard's flags, on every run).
+    take(p.sa, sizeof(double) * (size_t)p.mp);
+    take(p.sb, sizeof(double) * (size_t)p.np);
+    take(p.pa, sizeof(double) * (size_t)(scan_blocks(k) * m));
+    take(p.pb, sizeof(double) * (size_t)(scan_blocks(k) * n));
+    // t residue planes, then the guard's plane of magnitudes rounded down to 7 bits.
+    take(p.ra, (size_t)(t + 1) * (size_t)(p.mp * p.kp));
+    take(p.rb, (size_t)(t + 1) * (size_t)(p.np * p.kp));
     take(p.prod, (size_t)t * (size_t)(p.mp * p.np));
+    take(p.cert, (size_t)(p.mp * p.np));
     return p;
 }
 
-// 2^e as a double, for the exponents the scan gives (|e| < 1000).
-__device__ __forceinline__ double pow2(int e) { return __longlong_as_double((long long)(e + 1023) << 52); }
-
 // Vector v (a row of op(A) or a column of op(B)) has entries x[v sv + p sp], p < len. A block
-// takes 64 vectors over SCAN_K of their entries and leaves the largest magnitude of each in
-// amax[v] (atomicMax of the float's bits: non-negative floats order as their bits), zeroed
-// before; *status |= 1 where an entry is Inf or NaN. Where the vectors are contiguous a thread
-// follows one (4 threads per vector, along p); else a warp follows 8, reading along p.
-constexpr int SCAN_K = 256;
+// takes 64 vectors over SCAN_K of their entries (k-block blockIdx.y) and leaves the largest
+// magnitude of each in amax[v] (atomicMax of the float's bits: non-negative floats order as
+// their bits), zeroed before, and the sum of magnitudes in part[blockIdx.y count + v]; *status
+// |= 1 where an entry is Inf or NaN. Where the vectors are contiguous 4 threads follow one (along
+// p); else a warp follows 8, reading along p.
 __global__ void __launch_bounds__(256) scan(const float *__restrict__ x, int64_t sv, int64_t sp, int64_t count,
-                                            int64_t len, unsigned *__restrict__ amax, unsigned *status)
+                                            int64_t len, unsigned *__restrict__ amax, double *__restrict__ part,
+                                            unsigned *status)
 {
     const int tid = threadIdx.x;
     const int64_t v0 = (int64_t)blockIdx.x * 64, p0 = (int64_t)blockIdx.y * SCAN_K;
     const int64_t p1 = p0 + SCAN_K < len ? p0 + SCAN_K : len;
+    part += blockIdx.y * count;
     bool finite = true;
     if (sv == 1 && sp != 1) {
+        __shared__ double sums[4][64];
         const int64_t v = v0 + tid % 64;
         float mx = 0;
+        double sm = 0;
         if (v < count)
             for (int64_t p = p0 + tid / 64; p < p1; p += 4) {
                 const float a = fabsf(x[v + p * sp]);
                 finite &= a <= 3.402823466e38f; // false for Inf and NaN
                 mx = fmaxf(mx, a);
+                sm += a;
             }
+        sums[tid / 64][tid % 64] = sm;
+        __syncthreads();
         if (v < count) atomicMax(&amax[v], __float_as_uint(mx));
+        if (tid < 64 && v < count) part[v] = sums[0][tid] + sums[1][tid] + sums[2][tid] + sums[3][tid];
     } else {
         const int lane = tid % 32;
         for (int r = 0; r < 8; r++) {
             const int64_t v = v0 + tid / 32 * 8 + r;
             if (v >= count) break; // the same for the whole warp
             float mx = 0;
+            double sm = 0;
             for (int64_t p = p0 + lane; p < p1; p += 32) {
                 const float a = fabsf(x[v * sv + p * sp]);
                 finite &= a <= 3.402823466e38f;
                 mx = fmaxf(mx, a);
+                sm += a;
             }
-            for (int o = 16; o > 0; o /= 2) mx = fmaxf(mx, __shfl_xor_sync(0xffffffffu, mx, o));
-            if (lane == 0) atomicMax(&amax[v], __float_as_uint(mx));
+            for (int o = 16; o > 0; o /= 2) {
+                mx = fmaxf(mx, __shfl_xor_sync(0xffffffffu, mx, o));
+                sm += __shfl_xor_sync(0xffffffffu, sm, o);
+            }
+            if (lane == 0) atomicMax(&amax[v], __float_as_uint(mx)), part[v] = sm;
         }
     }
     if (!finite) atomicOr(status, 1u);
 }
 
 // In place, each vector's largest magnitude (its bits) becomes its exponent: e = beta - 1 -
-// ilogb(max), so that 2^e max < 2^beta; 0 for a vector of zeros.
-__global__ void exponents(unsigned *amax_to_e, int64_t count, int beta)
+// ilogb(max), so that 2^e max < 2^beta; 0 for a vector of zeros. sum[v]: the scan's parts of
+// vector v's sum of magnitudes, added in order.
+__global__ void exponents(unsigned *amax_to_e, const double *__restrict__ part, int64_t blocks, double *sum,
+                          int64_t count, int beta)
 {
     const int64_t v = (int64_t)blockIdx.x * blockDim.x + threadIdx.x;
     if (v >= count) return;
     const float mx = __uint_as_float(amax_to_e[v]);
     reinterpret_cast<int *>(amax_to_e)[v] = mx > 0 ? beta - 1 - ilogbf(mx) : 0;
+    double s = 0;
+    for (int64_t b = 0; b < blocks; b++) s += part[b * count + v];
+    sum[v] = s;
 }
 
 // The symmetric residue of x (|x| <= 2^30) modulo m: in [-128, 127] for 256, else within
@@ -123,12 +156,13 @@ __device__ __forceinline__ int residue(int x, int m)
 }
 
 // R[l][v][p] (int8, rows kp apart, planes `plane` apart) = the residue modulo modulus(l) of
-// round(2^e[v] x(v, p)), zero past count and len. A block does 64 vectors x 64 k of every
+// round(2^e[v] x(v, p)), zero past count and len; plane t: floor(2^(e[v] + 7 - beta) |x(v, p)|),
+// below 128 (the guard's magnitudes). A block does 64 vectors x 64 k of every
 // plane: the tile comes in through shared memory along x's contiguous side and goes out 16
 // bytes a thread along k.
 __global__ void __launch_bounds__(256) split(const float *__restrict__ x, int64_t sv, int64_t sp, int64_t count,
-                                             int64_t len, const int *__restrict__ e, int t, int8_t *__restrict__ R,
-                                             int64_t kp, int64_t plane)
+                                             int64_t len, const int *__restrict__ e, int t, int beta,
+                                             int8_t *__restrict__ R, int64_t kp, int64_t plane)
 {
     __shared__ float tile[64][65];
     const int tid = threadIdx.x;
@@ -158,12 +192,28 @@ __global__ void __launch_bounds__(256) split(const float *__restrict__ x, int64_
         for (int i = 0; i < 16; i++) words[i / 4] |= (uint32_t)(residue(ints[i], modulus(l)) & 0xff) << (8 * (i % 4));
         *reinterpret_cast<uint4 *>(out + l * plane) = make_uint4(words[0], words[1], words[2], words[3]);
     }
+    const double qunit = pow2(v < count ? e[v] + 7 - beta : 0);
+    uint32_t words[4] = {0, 0, 0, 0};
+#pragma unroll
+    for (int i = 0; i < 16; i++)
+        words[i / 4] |= (uint32_t)floor(fabs((double)tile[row][kq + i]) * qunit) << (8 * (i % 4));
+    *reinterpret_cast<uint4 *>(out + t * plane) = make_uint4(words[0], words[1], words[2], words[3]);
 }
 
+// op(A) and op(B) for the entries the guard does not certify: op(A)(i, p) = a[i asv + p asp],
+// op(B)(p, j) = b[j bsv + p bsp].
+struct Operands {
+    const float *a, *b;
+    int64_t asv, asp, bsv, bsp;
+};
+
 // C[i + j ldc] = alpha 2^-(ea[i] + fb[j]) X_ij + beta C (C not read when beta = 0), X_ij the
-// integer in (-M/2, M/2] whose residues are P[l][j][i] (bytes, rows mp apart).
+// integer in (-M/2, M/2] whose residues are P[l][j][i] (bytes, rows mp apart), where the guard
+// certified the entry (cert[j mp + i]). Elsewhere the entry is summed in float with FMA, as
+// SGEMM does: k steps for one entry, which the caller allows only for few entries.
 __global__ void crt(const uint8_t *__restrict__ P, int64_t mp, int64_t plane, Crt c, const int *__restrict__ ea,
-                    const int *__restrict__ fb, int64_t m, int64_t n, float alpha, float beta, float *C, int64_t ldc)
+                    const int *__restrict__ fb, const uint8_t *__restrict__ cert, Operands op, int64_t m, int64_t n,
+                    int64_t k, float alpha, float beta, float *C, int64_t ldc)
 {
     const int64_t i = (int64_t)blockIdx.x * blockDim.x + threadIdx.x;
     if (i >= m) return;
@@ -181,10 +231,16 @@ __global__ void crt(const uint8_t *__restrict__ P, int64_t mp, int64_t plane, Cr
         while (rem < 0) rem += c.M;
         while (rem >= (__int128)c.M) rem -= c.M;
         const long long s = rem > (__int128)(c.M / 2) ? (long long)(rem - c.M) : (long long)rem;
-        // 2^-(ea + fb) lies within 2^-356 and 2^196: a normal double, the product exact.
-        double d = (double)alpha * ((double)s * pow2(-(ea[i] + fb[j])));
-        if (beta != 0) d += (double)beta * (double)C[i + j * ldc];
-        C[i + j * ldc] = (float)d;
+        if (cert[j * mp + i]) {
+            // 2^-(ea + fb) lies within 2^-356 and 2^196: a normal double, the product exact.
+            double d = (double)alpha * ((double)s * pow2(-(ea[i] + fb[j])));
+            if (beta != 0) d += (double)beta * (double)C[i + j * ldc];
+            C[i + j * ldc] = (float)d;
+        } else {
+            float f = 0;
+            for (int64_t p = 0; p < k; p++) f = fmaf(op.a[i * op.asv + p * op.asp], op.b[j * op.bsv + p * op.bsp], f);
+            C[i + j * ldc] = beta != 0 ? alpha * f + beta * C[i + j * ldc] : alpha * f;
+        }
     }
 }
 
@@ -231,14 +287,9 @@ void b_strides(const fg_gemm_args *g, int64_t ldb, int64_t *sv, int64_t *sp)
 
 using namespace fg_ozaki;
 
-// Below k = 16 the SIMT kernels: SGEMM's error bound, 2 (k + 2) eps (|A| |B|)_ij, is tightest
-// there, and the scheme's, 2^-beta (max_p |a_ip| sum_p |b_pj| + max_p |b_pj| sum_p |a_ip|),
-// exceeds it where a row's large entries meet a column's small ones (the guard against that
-// at any k is not built: perf/notes/tensor-core-sgemm.md).
-int fg_kernel_ozaki_moduli(int64_t k)
-{
-    return k >= 16 && k < ((int64_t)1 << 17) && beta_for(MAX_T, k) >= 1 ? MAX_T : 0;
-}
+// Any k below 2^17 (the int32 sums): the guard in the CRT pass holds every entry to SGEMM's
+// error bound.
+int fg_kernel_ozaki_moduli(int64_t k) { return k < ((int64_t)1 << 17) && beta_for(MAX_T, k) >= 1 ? MAX_T : 0; }
 
 // The bounds come from random problems of at least 1 GFLOP on the H200 (perf/notes/
 // tensor-core-sgemm.md): below k = 3072 the scheme lost to the SIMT kernels on most problems,
@@ -254,41 +305,59 @@ cudaError_t fg_kernel_ozaki_scan(const fg_gemm_args *g, const void *a, int64_t l
     const Parts p = parts(g->m, g->n, g->k, t);
     char *w = static_cast<char *>(ws);
     const int beta = beta_for(t, g->k);
-    // The status word, then ea and fb (the largest magnitudes until exponents() converts them).
-    cudaError_t err = cudaMemsetAsync(w, 0, p.ra, s);
+    // The status, ea and fb (the largest magnitudes until exponents() converts them).
+    cudaError_t err = cudaMemsetAsync(w, 0, p.sa, s);
     if (err != cudaSuccess) return err;
-    unsigned *status = reinterpret_cast<unsigned *>(w + p.status);
-    const unsigned k_blocks = (unsigned)((g->k + SCAN_K - 1) / SCAN_K);
+    unsigned *status = &reinterpret_cast<fg_ozaki_status *>(w + p.status)->inputs;
+    const int64_t blocks = scan_blocks(g->k);
+    unsigned *ea = reinterpret_cast<unsigned *>(w + p.ea), *fb = reinterpret_cast<unsigned *>(w + p.fb);
+    double *pa = reinterpret_cast<double *>(w + p.pa), *pb = reinterpret_cast<double *>(w + p.pb);
     int64_t sv, sp;
     a_strides(g, lda, &sv, &sp);
-    unsigned *ea = reinterpret_cast<unsigned *>(w + p.ea), *fb = reinterpret_cast<unsigned *>(w + p.fb);
-    scan<<<dim3((unsigned)((g->m + 63) / 64), k_blocks), 256, 0, s>>>(static_cast<const float *>(a), sv, sp, g->m,
-                                                                      g->k, ea, status);
+    scan<<<dim3((unsigned)((g->m + 63) / 64), (unsigned)blocks), 256, 0, s>>>(static_cast<const float *>(a), sv, sp,
+                                                                              g->m, g->k, ea, pa, status);
     b_strides(g, ldb, &sv, &sp);
-    scan<<<dim3((unsigned)((g->n + 63) / 64), k_blocks), 256, 0, s>>>(static_cast<const float *>(b), sv, sp, g->n,
-                                                                      g->k, fb, status);
-    exponents<<<(unsigned)((g->m + 255) / 256), 256, 0, s>>>(ea, g->m, beta);
-    exponents<<<(unsigned)((g->n + 255) / 256), 256, 0, s>>>(fb, g->n, beta);
+    scan<<<dim3((unsigned)((g->n + 63) / 64), (unsigned)blocks), 256, 0, s>>>(static_cast<const float *>(b), sv, sp,
+                                                                              g->n, g->k, fb, pb, status);
+    exponents<<<(unsigned)((g->m + 255) / 256), 256, 0, s>>>(ea, pa, blocks, reinterpret_cast<double *>(w + p.sa),
+                                                             g->m, beta);
+    exponents<<<(unsigned)((g->n + 255) / 256), 256, 0, s>>>(fb, pb, blocks, reinterpret_cast<double *>(w + p.sb),
+                                                             g->n, beta);
     return cudaGetLastError();
 }
 
-cudaError_t fg_kernel_ozaki_finish(const fg_gemm_args *g, const void *a, int64_t lda, const void *b, int64_t ldb,
-                                   void *c, int64_t ldc, int t, void *ws, cudaStream_t s)
+cudaError_t fg_kernel_ozaki_products(const fg_gemm_args *g, const void *a, int64_t lda, const void *b, int64_t ldb,
+                                     int t, void *ws, cudaStream_t s)
 {
     const Parts p = parts(g->m, g->n, g->k, t);
     char *w = static_cast<char *>(ws);
-    const int *ea = reinterpret_cast<const int *>(w + p.ea), *fb = reinterpret_cast<const int *>(w + p.fb);
     int8_t *ra = reinterpret_cast<int8_t *>(w + p.ra), *rb = reinterpret_cast<int8_t *>(w + p.rb);
     uint8_t *prod = reinterpret_cast<uint8_t *>(w + p.prod);
+    const int beta = beta_for(t, g->k);
+    GuardArgs guard = {reinterpret_cast<const int *>(w + p.ea),
+                       reinterpret_cast<const int *>(w + p.fb),
+                       reinterpret_cast<const double *>(w + p.sa),
+                       reinterpret_cast<const double *>(w + p.sb),
+                       reinterpret_cast<uint8_t *>(w + p.cert),
+                       &reinterpret_cast<fg_ozaki_status *>(w + p.status)->uncertified,
+                       g->m,
+                       g->n,
+                       g->k,
+                       p.mp,
+                       beta,
+                       t};
     int64_t sv, sp;
     a_strides(g, lda, &sv, &sp);
-    split<<<dim3((unsigned)(p.kp / 64), (unsigned)(p.mp / 64)), 256, 0, s>>>(
-        static_cast<const float *>(a), sv, sp, g->m, g->k, ea, t, ra, p.kp, p.mp * p.kp);
+    split<<<dim3((unsigned)(p.kp / 64), (unsigned)(p.mp / 64)), 256, 0, s>>>(static_cast<const float *>(a), sv, sp, g->m,
+                                                                            g->k, guard.ea, t, beta, ra, p.kp,
+                                                                            p.mp * p.kp);
     b_strides(g, ldb, &sv, &sp);
-    split<<<dim3((unsigned)(p.kp / 64), (unsigned)(p.np / 64)), 256, 0, s>>>(
-        static_cast<const float *>(b), sv, sp, g->n, g->k, fb, t, rb, p.kp, p.np * p.kp);
-    // Out[j][i] = sum_p B'(j, p) A'(i, p): the products come out m-contiguous, as C is. Hopper:
-    // wgmma from tensor maps over the stacked planes; else, or where no map can be made, mma.sync.
+    split<<<dim3((unsigned)(p.kp / 64), (unsigned)(p.np / 64)), 256, 0, s>>>(static_cast<const float *>(b), sv, sp, g->n,
+                                                                            g->k, guard.fb, t, beta, rb, p.kp,
+                                                                            p.np * p.kp);
+    // Out[j][i] = sum_p B'(j, p) A'(i, p): the products come out m-contiguous, as C is; t + 1
+    // products, the last the magnitudes', whose epilogue is the guard's. Hopper: wgmma from
+    // tensor maps over the stacked planes; else, or where no map can be made, mma.sync.
     int dev = 0, major = 0;
     cudaError_t err = cudaGetDevice(&dev);
     if (err == cudaSuccess) err = cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, dev);
@@ -298,23 +367,36 @@ cudaError_t fg_kernel_ozaki_finish(const fg_gemm_args *g, const void *a, int64_t
 #ifdef FG_OZAKI_WGMMA
     hopper = major == 9;
 #endif
-    if (hopper && fg_kern::tma_map(&mx, rb, p.kp, t * p.np, p.kp, 1, WG_BK, WG_BM, true) &&
-        fg_kern::tma_map(&my, ra, p.kp, t * p.mp, p.kp, 1, WG_BK, WG_BN, true)) {
+    if (hopper && fg_kern::tma_map(&mx, rb, p.kp, (t + 1) * p.np, p.kp, 1, WG_BK, WG_BM, true) &&
+        fg_kern::tma_map(&my, ra, p.kp, (t + 1) * p.mp, p.kp, 1, WG_BK, WG_BN, true)) {
         static fg_kern::SmemAsked asked;
         err = fg_kern::allow_smem(int8_gemm_wgmma, asked, WG_SMEM);
         if (err != cudaSuccess) return err;
-        int8_gemm_wgmma<<<dim3((unsigned)(p.mp / WG_BN), (unsigned)(p.np / WG_BM), (unsigned)t), WG_THREADS,
-                          WG_SMEM, s>>>(mx, my, prod, p.kp, p.mp, p.np, p.mp, p.mp * p.np);
+        int8_gemm_wgmma<<<dim3((unsigned)(p.mp / WG_BN), (unsigned)(p.np / WG_BM), (unsigned)(t + 1)), WG_THREADS,
+                          WG_SMEM, s>>>(mx, my, prod, guard, p.kp, p.mp, p.np, p.mp, p.mp * p.np);
     } else {
         static fg_kern::SmemAsked asked;
         err = fg_kern::allow_smem(int8_gemm, asked, GEMM_SMEM);
         if (err != cudaSuccess) return err;
-        int8_gemm<<<dim3((unsigned)(p.mp / TILE), (unsigned)(p.np / TILE), (unsigned)t), THREADS, GEMM_SMEM, s>>>(
-            rb, ra, prod, p.kp, p.mp, p.np * p.kp, p.mp * p.kp, p.mp * p.np);
+        int8_gemm<<<dim3((unsigned)(p.mp / TILE), (unsigned)(p.np / TILE), (unsigned)(t + 1)), THREADS, GEMM_SMEM, s>>>(
+            rb, ra, prod, guard, p.kp, p.mp, p.np * p.kp, p.mp * p.kp, p.mp * p.np);
     }
+    return cudaGetLastError();
+}
+
+cudaError_t fg_kernel_ozaki_crt(const fg_gemm_args *g, const void *a, int64_t lda, const void *b, int64_t ldb, void *c,
+                                int64_t ldc, int t, void *ws, cudaStream_t s)
+{
+    const Parts p = parts(g->m, g->n, g->k, t);
+    const char *w = static_cast<const char *>(ws);
+    Operands op = {static_cast<const float *>(a), static_cast<const float *>(b), 0, 0, 0, 0};
+    a_strides(g, lda, &op.asv, &op.asp);
+    b_strides(g, ldb, &op.bsv, &op.bsp);
     const unsigned rows = (unsigned)(g->n < 65535 ? g->n : 65535);
-    crt<<<dim3((unsigned)((g->m + 127) / 128), rows), 128, 0, s>>>(prod, p.mp, p.mp * p.np, crt_constants(t), ea, fb,
-                                                                     g->m, g->n, (float)g->alpha, (float)g->beta,
-                                                                     static_cast<float *>(c), ldc);
+    crt<<<dim3((unsigned)((g->m + 127) / 128), rows), 128, 0, s>>>(
+        reinterpret_cast<const uint8_t *>(w + p.prod), p.mp, p.mp * p.np, crt_constants(t),
+        reinterpret_cast<const int *>(w + p.ea), reinterpret_cast<const int *>(w + p.fb),
+        reinterpret_cast<const uint8_t *>(w + p.cert), op, g->m, g->n, g->k, (float)g->alpha, (float)g->beta,
+        static_cast<float *>(c), ldc);
     return cudaGetLastError();
 }

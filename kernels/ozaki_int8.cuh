@@ -6,7 +6,8 @@
 // leading dimension ldo), m the modulus of the batch entry. The split pass
 // writes X and Y padded with zeros to whole tiles (rows and cols multiples of 128, kp of 64), so
 // the kernel has no edge. blockIdx.z picks one of a batch (a modulus): X + z xs, Y + z ys,
-// Out + z os, modulus(z).
+// Out + z os, modulus(z); the last, z = guard.t, multiplies the 7-bit magnitudes and leaves the
+// guard's flags instead (ozaki_guard.cuh).
 //
 // A block computes 128 x 128 of Out with 8 warps (2 x 4, 64 x 32 each) from k-tiles of 64
 // bytes that cp.async brings in 4 stages. Rows of a stage are 80 bytes apart, so the 8 rows that
@@ -14,6 +15,7 @@
 #pragma once
 
 #include "common/ptx.cuh"
+#include "ozaki_guard.cuh"
 #include "ozaki_moduli.cuh"
 
 #include <stdint.h>
@@ -44,8 +46,8 @@ __device__ __forceinline__ void mma_s8(int acc[4], const uint32_t a[4], uint32_t
 }
 
 __global__ void __launch_bounds__(THREADS) int8_gemm(const int8_t *__restrict__ X, const int8_t *__restrict__ Y,
-                                                     uint8_t *__restrict__ Out, int64_t kp, int64_t ldo,
-                                                     int64_t xs, int64_t ys, int64_t os)
+                                                     uint8_t *__restrict__ Out, GuardArgs guard, int64_t kp,
+                                                     int64_t ldo, int64_t xs, int64_t ys, int64_t os)
 {
     extern __shared__ __align__(128) unsigned char smem[];
     const int tid = threadIdx.x, warp = tid / 32, lane = tid % 32;
@@ -101,16 +103,34 @@ __global__ void __launch_bounds__(THREADS) int8_gemm(const int8_t *__restrict__ 
     }
 
     // Thread (g, q) of a fragment holds rows g and g + 8, columns 2q and 2q + 1.
-    const int g = lane / 4, q = lane % 4, m = modulus(blockIdx.z);
+    const int g = lane / 4, q = lane % 4;
+    if ((int)blockIdx.z == guard.t) { // the magnitudes' product: the guard's flags
+        unsigned bad = 0;
 #pragma unroll
-    for (int mi = 0; mi < 4; mi++)
+        for (int mi = 0; mi < 4; mi++)
 #pragma unroll
-        for (int ni = 0; ni < 4; ni++) {
-            const int64_t r = r0 + wr + mi * 16 + g, c = c0 + wc + ni * 8 + 2 * q;
-            const int *a = acc[mi][ni];
-            *reinterpret_cast<uchar2 *>(Out + r * ldo + c) = make_uchar2(residue_u8(a[0], m), residue_u8(a[1], m));
-            *reinterpret_cast<uchar2 *>(Out + (r + 8) * ldo + c) = make_uchar2(residue_u8(a[2], m), residue_u8(a[3], m));
-        }
+            for (int ni = 0; ni < 4; ni++) {
+                const int64_t r = r0 + wr + mi * 16 + g, c = c0 + wc + ni * 8 + 2 * q;
+                guard_pair(guard, c, r, acc[mi][ni][0], acc[mi][ni][1], &bad);
+                guard_pair(guard, c, r + 8, acc[mi][ni][2], acc[mi][ni][3], &bad);
+            }
+        guard_count(guard, bad);
+        return;
+    }
+    with_modulus((int)blockIdx.z, [&](auto mod) {
+        constexpr int m = decltype(mod)::value;
+#pragma unroll
+        for (int mi = 0; mi < 4; mi++)
+#pragma unroll
+            for (int ni = 0; ni < 4; ni++) {
+                const int64_t r = r0 + wr + mi * 16 + g, c = c0 + wc + ni * 8 + 2 * q;
+                const int *a = acc[mi][ni];
+                *reinterpret_cast<uchar2 *>(Out + r * ldo + c) =
+                    make_uchar2(residue_u8(a[0], m), residue_u8(a[1], m));
+                *reinterpret_cast<uchar2 *>(Out + (r + 8) * ldo + c) =
+                    make_uchar2(residue_u8(a[2], m), residue_u8(a[3], m));
+            }
+    });
 }
 
 } // namespace fg_ozaki

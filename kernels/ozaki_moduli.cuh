@@ -4,6 +4,8 @@
 
 #include <stdint.h>
 
+#include <type_traits>
+
 namespace fg_ozaki {
 
 constexpr int MAX_T = 8;
@@ -20,6 +22,22 @@ __device__ __forceinline__ uint8_t residue_u8(int32_t x, int m)
 {
     const int r = x % m;
     return (uint8_t)(r < 0 ? r + m : r);
+}
+
+// f(std::integral_constant<int, modulus(l)>()): code that takes residues sees its modulus as a
+// constant, whose remainder is a multiply and shifts instead of a division.
+template <class F> __device__ __forceinline__ void with_modulus(int l, F &&f)
+{
+    switch (l) {
+    case 0: f(std::integral_constant<int, modulus(0)>()); break;
+    case 1: f(std::integral_constant<int, modulus(1)>()); break;
+    case 2: f(std::integral_constant<int, modulus(2)>()); break;
+    case 3: f(std::integral_constant<int, modulus(3)>()); break;
+    case 4: f(std::integral_constant<int, modulus(4)>()); break;
+    case 5: f(std::integral_constant<int, modulus(5)>()); break;
+    case 6: f(std::integral_constant<int, modulus(6)>()); break;
+    default: f(std::integral_constant<int, modulus(7)>()); break;
+    }
 }
 
 } // namespace fg_ozaki

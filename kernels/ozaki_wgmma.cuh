@@ -1,7 +1,7 @@
-// ozaki_wgmma.cuh: the residue GEMMs of the Ozaki scheme on Hopper (sm_90a): the same product
+// ozaki_wgmma.cuh: the residue GEMMs of the Ozaki scheme on Hopper (sm_90a): the same products
 // as ozaki_int8.cuh's, Out[r][c] = (sum_p X[r][p] Y[c][p]) mod modulus(z) (int8 in, exact int32
-// sums, bytes out), with the k-tiles brought by the tensor memory accelerator and multiplied by
-// wgmma.
+// sums, bytes out; the last, z = guard.t, the guard's flags), with the k-tiles brought by the
+// tensor memory accelerator and multiplied by wgmma.
 //
 // A block computes 128 x 256 of Out. One warpgroup (its first thread) asks for the k-tiles: 128
 // bytes of k of X's 128 rows and of Y's 256, 128-byte swizzled, into 4 stages; each stage's
@@ -15,6 +15,7 @@
 
 #include "common/ptx.cuh"
 #include "common/tma.cuh"
+#include "ozaki_guard.cuh"
 #include "ozaki_moduli.cuh"
 
 #include <stdint.h>
@@ -97,7 +98,8 @@ __device__ __forceinline__ void wgmma_wait()
 
 __global__ void __launch_bounds__(WG_THREADS, 1)
     int8_gemm_wgmma(const __grid_constant__ CUtensorMap mx, const __grid_constant__ CUtensorMap my,
-                    uint8_t *__restrict__ Out, int64_t kp, int64_t ldo, int64_t x_rows, int64_t y_rows, int64_t os)
+                    uint8_t *__restrict__ Out, GuardArgs guard, int64_t kp, int64_t ldo, int64_t x_rows,
+                    int64_t y_rows, int64_t os)
 {
     extern __shared__ unsigned char raw[];
     unsigned char *smem = reinterpret_cast<unsigned char *>((reinterpret_cast<uintptr_t>(raw) + 1023) & ~(uintptr_t)1023);
@@ -149,14 +151,28 @@ __global__ void __launch_bounds__(WG_THREADS, 1)
 
     // Thread (warp w, g, q) holds rows 16 w + g and 16 w + g + 8 of its warpgroup's 64, columns
     // 8 i + 2 q and 8 i + 2 q + 1 for i < 32.
-    const int w = tid / 32, g = tid % 32 / 4, q = tid % 4, m = modulus((int)z);
-    uint8_t *o = Out + z * os + (r0 + wg * 64 + 16 * w + g) * ldo + c0 + 2 * q;
+    const int w = tid / 32, g = tid % 32 / 4, q = tid % 4;
+    if (z == guard.t) { // the magnitudes' product: the guard's flags
+        const int64_t r = r0 + wg * 64 + 16 * w + g;
+        unsigned bad = 0;
 #pragma unroll
-    for (int i = 0; i < 32; i++) {
-        *reinterpret_cast<uchar2 *>(o + 8 * i) = make_uchar2(residue_u8(d[4 * i], m), residue_u8(d[4 * i + 1], m));
-        *reinterpret_cast<uchar2 *>(o + 8 * ldo + 8 * i) =
-            make_uchar2(residue_u8(d[4 * i + 2], m), residue_u8(d[4 * i + 3], m));
+        for (int i = 0; i < 32; i++) {
+            guard_pair(guard, c0 + 8 * i + 2 * q, r, d[4 * i], d[4 * i + 1], &bad);
+            guard_pair(guard, c0 + 8 * i + 2 * q, r + 8, d[4 * i + 2], d[4 * i + 3], &bad);
+        }
+        guard_count(guard, bad);
+        return;
     }
+    uint8_t *o = Out + z * os + (r0 + wg * 64 + 16 * w + g) * ldo + c0 + 2 * q;
+    with_modulus((int)z, [&](auto mod) {
+        constexpr int m = decltype(mod)::value;
+#pragma unroll
+        for (int i = 0; i < 32; i++) {
+            *reinterpret_cast<uchar2 *>(o + 8 * i) = make_uchar2(residue_u8(d[4 * i], m), residue_u8(d[4 * i + 1], m));
+            *reinterpret_cast<uchar2 *>(o + 8 * ldo + 8 * i) =
+                make_uchar2(residue_u8(d[4 * i + 2], m), residue_u8(d[4 * i + 3], m));
+        }
+    });
 }
 
 } // namespace fg_ozaki

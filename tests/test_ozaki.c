@@ -5,7 +5,12 @@
  *             +Inf, -Inf) or, where finite, its value within SGEMM's tolerance;
  *   scaled    rows of A on powers of two from 2^-140 (denormal floats) to 2^-40, columns of B
  *             from 2^60 to 2^100, a zero row and a zero column: C within SGEMM's tolerance,
- *             exact zeros where the reference has them.
+ *             exact zeros where the reference has them;
+ *   peaked    one entry of each row of A at 10^6 meeting 10^-6 in B: the guard certifies no
+ *             entry, and the SIMT kernels take the call;
+ *   one-peak  one entry of A at 10^6 meeting 10^-6 in one column of B, 1 in the others: the
+ *             guard certifies all but that entry of C, which is summed in float;
+ * each within SGEMM's tolerance.
  * Run with the trace on (stderr) and stdout unbuffered, so that CTest's regular expression sees
  * which path took each case, in order. The tolerance is test_gemm's: 2 (k+2) eps (|A| |B|)_ij. */
 #include "../cpu_ref/ref.h"
@@ -86,6 +91,21 @@ int main(void)
     for (int p = 0; p < K; p++) a[17 + p * M] = 0;
     for (int p = 0; p < K; p++) b[p + 23 * K] = 0;
     fails += run("scaled", a, b);
+
+    /* peaked: one entry of each row of A at 10^6, B's entry it meets at 10^-6: the scheme's
+     * bound exceeds SGEMM's on every entry, and the guard must sum them in float. */
+    for (int i = 0; i < M * K; i++) a[i] = (float)rng_uniform(&r);
+    for (int i = 0; i < K * N; i++) b[i] = (float)rng_uniform(&r);
+    for (int i = 0; i < M; i++) a[i] = a[i] < 0 ? -1e6f : 1e6f;
+    for (int j = 0; j < N; j++) b[j * K] *= 1e-6f;
+    fails += run("peaked", a, b);
+
+    /* one-peak: row 9 of A peaks at column 0; row 0 of B is 1 in size but at column 31. */
+    for (int i = 0; i < M * K; i++) a[i] = (float)rng_uniform(&r);
+    for (int i = 0; i < K * N; i++) b[i] = (float)rng_uniform(&r);
+    a[9] = 1e6f;
+    for (int j = 0; j < N; j++) b[j * K] = j == 31 ? 1e-6f : (rng_next(&r) & 1 ? 1.f : -1.f);
+    fails += run("one-peak", a, b);
 
     free(a), free(b);
     printf("test_ozaki: %s\n", fails ? "FAIL" : "ok");

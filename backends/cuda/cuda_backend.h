@@ -32,9 +32,10 @@ FG_HIDDEN cudaError_t fg_run_gemm(int dev, const fg_settings *set, const fg_gemm
                                   int64_t ldc, cudaStream_t s, bool ozaki = false,
                                   const char **note = nullptr);
 // ozaki.cu: C = alpha op(A) op(B) + beta C on device pointers by the Ozaki scheme on the INT8
-// tensor cores (kernels.h), on stream s of the current device; synchronises s. *done false,
-// with C untouched, where the scheme does not take the call (k below 16 or too deep, an Inf or
-// NaN in A or B, no workspace): the SIMT kernels then run it. *note: which, for the trace.
+// tensor cores (kernels.h), on stream s of the current device; synchronises s twice, before C
+// is written. *done false, with C untouched, where the scheme does not take the call (k too
+// deep, an Inf or NaN in A or B, too many entries its guard cannot certify, no workspace): the
+// SIMT kernels then run it. *note: which, for the trace.
 FG_HIDDEN cudaError_t fg_run_ozaki(const fg_gemm_args *g, const void *a, int64_t lda, const void *b,
                                    int64_t ldb, void *c, int64_t ldc, cudaStream_t s, bool *done,
                                    const char **note);

@@ -1,0 +1,61 @@
+// ozaki_guard.cuh: the Ozaki scheme's accuracy guard (ozaki.cu; the reference: cpu_ref/ozaki.h,
+// fg_ozaki_certify), run in the epilogue of the last residue GEMM, the product of the 7-bit
+// magnitudes.
+//
+// Entry (i, j) is certified where the scheme's error bound lies within SGEMM's, k u (|A||B|)_ij:
+//   bound = h_a sum_p |b_pj| + h_b (sum_p |a_ip| + k h_a),  h_a = 2^-(ea_i + 1), h_b = 2^-(fb_j + 1)
+// (the half units of the rounding to integers; 0 for a vector of zeros, which is exact), and
+// (|A||B|)_ij from below by lower_ij 2^(2 beta - 14 - ea_i - fb_j), lower_ij the int8 GEMM of the
+// magnitudes rounded down to 7 bits. 1 + (k + 2) 2^-52 covers the double sums of magnitudes.
+#pragma once
+
+#include "ozaki_moduli.cuh"
+
+#include <stdint.h>
+
+namespace fg_ozaki {
+
+// 2^e as a double, for the exponents the scan gives (|e| < 1000).
+__device__ __forceinline__ double pow2(int e) { return __longlong_as_double((long long)(e + 1023) << 52); }
+
+struct GuardArgs {
+    const int *ea, *fb;        // the rows' and columns' exponents (the scan's)
+    const double *sa, *sb;     // their sums of magnitudes
+    uint8_t *cert;             // 1 where entry (i, j) is certified, at cert[j ld + i]
+    unsigned long long *count; // += the entries of C not certified
+    int64_t m, n, k, ld;
+    int beta;
+    int t;                     // the batch entry (blockIdx.z) of the magnitudes' product
+};
+
+__device__ __forceinline__ bool certified(const GuardArgs &g, int64_t i, int64_t j, int32_t lower)
+{
+    const int e_a = g.ea[i], e_b = g.fb[j];
+    const double sa = g.sa[i], sb = g.sb[j];
+    const double h_a = sa > 0 ? pow2(-e_a - 1) : 0, h_b = sb > 0 ? pow2(-e_b - 1) : 0;
+    const double bound = h_a * sb + h_b * (sa + (double)g.k * h_a);
+    const double low = (double)lower * pow2(2 * g.beta - 14 - e_a - e_b);
+    return bound * (1 + (double)(g.k + 2) * 0x1p-52) <= ((double)g.k * 0x1p-24 - 0x1p-52) * low;
+}
+
+// Entries (i, j) and (i + 1, j), lower_0 and lower_1 of the magnitudes' product: their flags
+// (i even, so the pair is 2-byte aligned), and in *bad how many of those inside C fail.
+__device__ __forceinline__ void guard_pair(const GuardArgs &g, int64_t i, int64_t j, int32_t lower_0, int32_t lower_1,
+                                           unsigned *bad)
+{
+    bool c0 = false, c1 = false;
+    if (j < g.n) {
+        if (i < g.m) c0 = certified(g, i, j, lower_0), *bad += !c0;
+        if (i + 1 < g.m) c1 = certified(g, i + 1, j, lower_1), *bad += !c1;
+    }
+    *reinterpret_cast<uchar2 *>(g.cert + j * g.ld + i) = make_uchar2(c0, c1);
+}
+
+// The warp's count of entries not certified, added once (every lane calls it).
+__device__ __forceinline__ void guard_count(const GuardArgs &g, unsigned bad)
+{
+    bad = __reduce_add_sync(0xffffffffu, bad);
+    if (threadIdx.x % 32 == 0 && bad) atomicAdd(g.count, (unsigned long long)bad);
+}
+
+} // namespace fg_ozaki
