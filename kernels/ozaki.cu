@@ -30,9 +30,9 @@ namespace fg_ozaki {
 
 
 struct Crt {
-    unsigned long long w[MAX_T]; // (M / m_l) ((M / m_l)^-1 mod m_l) mod M
-    unsigned long long M;        // the product of the t moduli
-    double inv_M;                // 1 / M
+    uint32_t w_lo[MAX_T], w_hi[MAX_T]; // (M / m_l) ((M / m_l)^-1 mod m_l) mod M, in halves
+    unsigned long long M;              // the product of the t moduli
+    double inv_M;                      // 1 / M
     int t;
 };
 
@@ -207,39 +207,63 @@ struct Operands {
     int64_t asv, asp, bsv, bsp;
 };
 
-// C[i + j ldc] = alpha 2^-(ea[i] + fb[j]) X_ij + beta C (C not read when beta = 0), X_ij the
-// integer in (-M/2, M/2] whose residues are P[l][j][i] (bytes, rows mp apart), where the guard
-// certified the entry (cert[j mp + i]). Elsewhere the entry is summed in float with FMA, as
-// SGEMM does: k steps for one entry, which the caller allows only for few entries.
+// X_ij, the integer of (-M/2, M/2] with residues res[l] modulo modulus(l): sum_l w_l r_l (below
+// 2^75) as S_hi 2^32 + S_lo, each half summed exactly in 64 bits; the quotient by M rounded from
+// doubles (within 2^-40 of the exact one, so the remainder lies within M/2 (1 + 2^-39) < 2^63);
+// the remainder in 64-bit arithmetic modulo 2^64, which is exact there, then moved into
+// (-M/2, M/2] where the rounding put it just outside.
+__device__ __forceinline__ long long crt_value(const Crt &c, const uint8_t (&res)[MAX_T])
+{
+    unsigned long long s_lo = 0, s_hi = 0;
+#pragma unroll
+    for (int l = 0; l < MAX_T; l++) {
+        if (l >= c.t) break;
+        s_lo += (unsigned long long)c.w_lo[l] * res[l];
+        s_hi += (unsigned long long)c.w_hi[l] * res[l];
+    }
+    const double x = fma((double)s_hi, 4294967296.0, (double)s_lo);
+    const unsigned long long q = (unsigned long long)rint(x * c.inv_M);
+    const unsigned long long u = s_lo + (s_hi << 32) - q * c.M; // M may exceed 2^63: unsigned
+    const long long r = (long long)u, half = (long long)(c.M / 2);
+    return r > half ? (long long)(u - c.M) : r <= -half ? (long long)(u + c.M) : r;
+}
+
+// C[i + j ldc] = alpha 2^-(ea[i] + fb[j]) X_ij + beta C (C not read when beta = 0), X_ij from
+// its residues P[l][j][i] (bytes, rows mp apart), where the guard certified the entry
+// (cert[j mp + i]). Elsewhere the entry is summed in float with FMA, as SGEMM does: k steps for
+// one entry, which the caller allows only for few entries. A thread takes 4 entries of a
+// column (mp is a multiple of 4, so their bytes come 4 at a time).
 __global__ void crt(const uint8_t *__restrict__ P, int64_t mp, int64_t plane, Crt c, const int *__restrict__ ea,
                     const int *__restrict__ fb, const uint8_t *__restrict__ cert, Operands op, int64_t m, int64_t n,
                     int64_t k, float alpha, float beta, float *C, int64_t ldc)
 {
-    const int64_t i = (int64_t)blockIdx.x * blockDim.x + threadIdx.x;
-    if (i >= m) return;
+    const int64_t i0 = ((int64_t)blockIdx.x * blockDim.x + threadIdx.x) * 4;
+    if (i0 >= m) return;
     for (int64_t j = blockIdx.y; j < n; j += gridDim.y) {
-        unsigned __int128 x = 0;
+        uint8_t r[4][MAX_T];
 #pragma unroll
         for (int l = 0; l < MAX_T; l++) {
             if (l >= c.t) break;
-            x += (unsigned __int128)c.w[l] * P[l * plane + j * mp + i];
+            const uchar4 v = *reinterpret_cast<const uchar4 *>(P + l * plane + j * mp + i0);
+            r[0][l] = v.x, r[1][l] = v.y, r[2][l] = v.z, r[3][l] = v.w;
         }
-        // x mod M: the quotient from doubles is off by at most one either way.
-        const double xd = (double)(unsigned long long)(x >> 64) * 18446744073709551616.0 + (double)(unsigned long long)x;
-        const unsigned long long qt = (unsigned long long)(xd * c.inv_M);
-        __int128 rem = (__int128)x - (__int128)qt * c.M;
-        while (rem < 0) rem += c.M;
-        while (rem >= (__int128)c.M) rem -= c.M;
-        const long long s = rem > (__int128)(c.M / 2) ? (long long)(rem - c.M) : (long long)rem;
-        if (cert[j * mp + i]) {
-            // 2^-(ea + fb) lies within 2^-356 and 2^196: a normal double, the product exact.
-            double d = (double)alpha * ((double)s * pow2(-(ea[i] + fb[j])));
-            if (beta != 0) d += (double)beta * (double)C[i + j * ldc];
-            C[i + j * ldc] = (float)d;
-        } else {
-            float f = 0;
-            for (int64_t p = 0; p < k; p++) f = fmaf(op.a[i * op.asv + p * op.asp], op.b[j * op.bsv + p * op.bsp], f);
-            C[i + j * ldc] = beta != 0 ? alpha * f + beta * C[i + j * ldc] : alpha * f;
+        const uchar4 ok = *reinterpret_cast<const uchar4 *>(cert + j * mp + i0);
+        const uint8_t oks[4] = {ok.x, ok.y, ok.z, ok.w};
+#pragma unroll
+        for (int e = 0; e < 4; e++) {
+            const int64_t i = i0 + e;
+            if (i >= m) break;
+            if (oks[e]) {
+                // 2^-(ea + fb) lies within 2^-356 and 2^196: a normal double, the product exact.
+                double d = (double)alpha * ((double)crt_value(c, r[e]) * pow2(-(ea[i] + fb[j])));
+                if (beta != 0) d += (double)beta * (double)C[i + j * ldc];
+                C[i + j * ldc] = (float)d;
+            } else {
+                float f = 0;
+                for (int64_t p = 0; p < k; p++)
+                    f = fmaf(op.a[i * op.asv + p * op.asp], op.b[j * op.bsv + p * op.bsp], f);
+                C[i + j * ldc] = beta != 0 ? alpha * f + beta * C[i + j * ldc] : alpha * f;
+            }
         }
     }
 }
@@ -266,7 +290,8 @@ Crt crt_constants(int t)
         const unsigned long long Ml = c.M / (unsigned)modulus(l);
         int y = 1; // (M / m_l)^-1 mod m_l, by trial: m_l <= 256
         while ((unsigned __int128)Ml * (unsigned)y % (unsigned)modulus(l) != 1) y++;
-        c.w[l] = (unsigned long long)((unsigned __int128)Ml * (unsigned)y % M);
+        const unsigned long long w = (unsigned long long)((unsigned __int128)Ml * (unsigned)y % M);
+        c.w_lo[l] = (uint32_t)w, c.w_hi[l] = (uint32_t)(w >> 32);
     }
     return c;
 }
@@ -393,7 +418,7 @@ cudaError_t fg_kernel_ozaki_crt(const fg_gemm_args *g, const void *a, int64_t ld
     a_strides(g, lda, &op.asv, &op.asp);
     b_strides(g, ldb, &op.bsv, &op.bsp);
     const unsigned rows = (unsigned)(g->n < 65535 ? g->n : 65535);
-    crt<<<dim3((unsigned)((g->m + 127) / 128), rows), 128, 0, s>>>(
+    crt<<<dim3((unsigned)((g->m + 511) / 512), rows), 128, 0, s>>>(
         reinterpret_cast<const uint8_t *>(w + p.prod), p.mp, p.mp * p.np, crt_constants(t),
         reinterpret_cast<const int *>(w + p.ea), reinterpret_cast<const int *>(w + p.fb),
         reinterpret_cast<const uint8_t *>(w + p.cert), op, g->m, g->n, g->k, (float)g->alpha, (float)g->beta,

@@ -22,7 +22,7 @@
 
 namespace fg_ozaki {
 
-constexpr int WG_BM = 128, WG_BN = 256, WG_BK = 128, WG_STAGES = 4, WG_THREADS = 384;
+constexpr int WG_BM = 128, WG_BN = 256, WG_BK = 128, WG_STAGES = 4, WG_THREADS = 384, WG_GROUP = 8;
 constexpr int WG_X_BYTES = WG_BM * WG_BK, WG_Y_BYTES = WG_BN * WG_BK; // 16 and 32 KB
 constexpr int WG_STAGE = WG_X_BYTES + WG_Y_BYTES;
 constexpr int WG_SMEM = WG_STAGES * WG_STAGE + 1024 + 2 * WG_STAGES * 8; // + alignment, barriers
@@ -105,7 +105,13 @@ __global__ void __launch_bounds__(WG_THREADS, 1)
     unsigned char *smem = reinterpret_cast<unsigned char *>((reinterpret_cast<uintptr_t>(raw) + 1023) & ~(uintptr_t)1023);
     uint64_t *full = reinterpret_cast<uint64_t *>(smem + WG_STAGES * WG_STAGE), *empty = full + WG_STAGES;
     const int wg = threadIdx.x / 128, tid = threadIdx.x % 128;
-    const int64_t r0 = (int64_t)blockIdx.y * WG_BM, c0 = (int64_t)blockIdx.x * WG_BN, z = blockIdx.z;
+    // Tiles in groups of WG_GROUP columns (of Y), row by row within a group, so that the blocks
+    // resident at once read 8 of Y's tiles and about 17 of X's rather than all of Y's: they
+    // share them in L2 instead of reading them again from memory wave after wave.
+    const int pid = blockIdx.x + blockIdx.y * gridDim.x, in_group = WG_GROUP * gridDim.y;
+    const int first = pid / in_group * WG_GROUP, cols = min((int)gridDim.x - first, WG_GROUP);
+    const int tx = first + pid % in_group % cols, ty = pid % in_group / cols;
+    const int64_t r0 = (int64_t)ty * WG_BM, c0 = (int64_t)tx * WG_BN, z = blockIdx.z;
     const int ktiles = (int)(kp / WG_BK);
     if (threadIdx.x == 0) {
         for (int s = 0; s < WG_STAGES; s++) {
