@@ -33,7 +33,6 @@ struct Crt {
     uint32_t w_lo[MAX_T], w_hi[MAX_T]; // (M / m_l) ((M / m_l)^-1 mod m_l) mod M, in halves
     unsigned long long M;              // the product of the t moduli
     double inv_M;                      // 1 / M
-    int t;
 };
 
 int64_t round_up(int64_t x, int64_t to) { return (x + to - 1) / to * to; }
@@ -164,7 +163,10 @@ __global__ void __launch_bounds__(256) split(const float *__restrict__ x, int64_
                                              int64_t len, const int *__restrict__ e, int t, int beta,
                                              int8_t *__restrict__ R, int64_t kp, int64_t plane)
 {
-    __shared__ float tile[64][65];
+    // Column p of a tile row at p + 8 (p / 32), rows 73 floats apart: the stores (along a row or
+    // down a column) and the reads (8 rows x 4 quarters of 16 per warp) meet 32 banks each.
+    __shared__ float tile[64][73];
+    auto at = [](int p) { return p + (p >> 5) * 8; };
     const int tid = threadIdx.x;
     const int64_t v0 = (int64_t)blockIdx.y * 64, p0 = (int64_t)blockIdx.x * 64;
     const bool v_contig = sv == 1 && sp != 1;
@@ -173,7 +175,7 @@ __global__ void __launch_bounds__(256) split(const float *__restrict__ x, int64_
         const int a = tid % 64, b = tid / 64 + 4 * r;
         const int vv = v_contig ? a : b, pp = v_contig ? b : a;
         const int64_t v = v0 + vv, p = p0 + pp;
-        tile[vv][pp] = v < count && p < len ? x[v * sv + p * sp] : 0.0f;
+        tile[vv][at(pp)] = v < count && p < len ? x[v * sv + p * sp] : 0.0f;
     }
     __syncthreads();
     // Thread tid: 16 k of row tid / 4, one 16-byte store per plane.
@@ -182,7 +184,7 @@ __global__ void __launch_bounds__(256) split(const float *__restrict__ x, int64_
     const double unit = pow2(v < count ? e[v] : 0);
     int ints[16];
 #pragma unroll
-    for (int i = 0; i < 16; i++) ints[i] = __double2int_rn((double)tile[row][kq + i] * unit);
+    for (int i = 0; i < 16; i++) ints[i] = __double2int_rn((double)tile[row][at(kq + i)] * unit);
     int8_t *out = R + v * kp + p0 + kq;
 #pragma unroll
     for (int l = 0; l < MAX_T; l++) {
@@ -196,7 +198,7 @@ __global__ void __launch_bounds__(256) split(const float *__restrict__ x, int64_
     uint32_t words[4] = {0, 0, 0, 0};
 #pragma unroll
     for (int i = 0; i < 16; i++)
-        words[i / 4] |= (uint32_t)floor(fabs((double)tile[row][kq + i]) * qunit) << (8 * (i % 4));
+        words[i / 4] |= (uint32_t)floor(fabs((double)tile[row][at(kq + i)]) * qunit) << (8 * (i % 4));
     *reinterpret_cast<uint4 *>(out + t * plane) = make_uint4(words[0], words[1], words[2], words[3]);
 }
 
@@ -217,7 +219,6 @@ __device__ __forceinline__ long long crt_value(const Crt &c, const uint8_t (&res
     unsigned long long s_lo = 0, s_hi = 0;
 #pragma unroll
     for (int l = 0; l < MAX_T; l++) {
-        if (l >= c.t) break;
         s_lo += (unsigned long long)c.w_lo[l] * res[l];
         s_hi += (unsigned long long)c.w_hi[l] * res[l];
     }
@@ -232,38 +233,57 @@ __device__ __forceinline__ long long crt_value(const Crt &c, const uint8_t (&res
 // its residues P[l][j][i] (bytes, rows mp apart), where the guard certified the entry
 // (cert[j mp + i]). Elsewhere the entry is summed in float with FMA, as SGEMM does: k steps for
 // one entry, which the caller allows only for few entries. A thread takes 4 entries of a
-// column (mp is a multiple of 4, so their bytes come 4 at a time).
+// column (mp is a multiple of 4, so their bytes come 4 at a time, every plane's load issued
+// before the first is used); C moves 16 bytes at a time where it is aligned for it.
 __global__ void crt(const uint8_t *__restrict__ P, int64_t mp, int64_t plane, Crt c, const int *__restrict__ ea,
                     const int *__restrict__ fb, const uint8_t *__restrict__ cert, Operands op, int64_t m, int64_t n,
                     int64_t k, float alpha, float beta, float *C, int64_t ldc)
 {
     const int64_t i0 = ((int64_t)blockIdx.x * blockDim.x + threadIdx.x) * 4;
     if (i0 >= m) return;
+    const int count = m - i0 < 4 ? (int)(m - i0) : 4;
+    const bool vec = count == 4 && ldc % 4 == 0 && reinterpret_cast<uintptr_t>(C) % 16 == 0;
+    const int4 e4 = *reinterpret_cast<const int4 *>(ea + i0);
+    const int e_a[4] = {e4.x, e4.y, e4.z, e4.w};
     for (int64_t j = blockIdx.y; j < n; j += gridDim.y) {
-        uint8_t r[4][MAX_T];
+        uint32_t v[MAX_T];
 #pragma unroll
-        for (int l = 0; l < MAX_T; l++) {
-            if (l >= c.t) break;
-            const uchar4 v = *reinterpret_cast<const uchar4 *>(P + l * plane + j * mp + i0);
-            r[0][l] = v.x, r[1][l] = v.y, r[2][l] = v.z, r[3][l] = v.w;
+        for (int l = 0; l < MAX_T; l++) v[l] = *reinterpret_cast<const uint32_t *>(P + l * plane + j * mp + i0);
+        const uint32_t ok = *reinterpret_cast<const uint32_t *>(cert + j * mp + i0);
+        const int e_b = fb[j];
+        float *cj = C + j * ldc + i0;
+        float out[4] = {0, 0, 0, 0};
+        if (beta != 0) {
+            if (vec) {
+                const float4 o = *reinterpret_cast<const float4 *>(cj);
+                out[0] = o.x, out[1] = o.y, out[2] = o.z, out[3] = o.w;
+            } else {
+                for (int e = 0; e < count; e++) out[e] = cj[e];
+            }
         }
-        const uchar4 ok = *reinterpret_cast<const uchar4 *>(cert + j * mp + i0);
-        const uint8_t oks[4] = {ok.x, ok.y, ok.z, ok.w};
 #pragma unroll
         for (int e = 0; e < 4; e++) {
-            const int64_t i = i0 + e;
-            if (i >= m) break;
-            if (oks[e]) {
+            if (e >= count) break;
+            if (ok >> (8 * e) & 0xff) {
+                uint8_t res[MAX_T];
+#pragma unroll
+                for (int l = 0; l < MAX_T; l++) res[l] = (uint8_t)(v[l] >> (8 * e));
                 // 2^-(ea + fb) lies within 2^-356 and 2^196: a normal double, the product exact.
-                double d = (double)alpha * ((double)crt_value(c, r[e]) * pow2(-(ea[i] + fb[j])));
-                if (beta != 0) d += (double)beta * (double)C[i + j * ldc];
-                C[i + j * ldc] = (float)d;
+                double d = (double)alpha * ((double)crt_value(c, res) * pow2(-(e_a[e] + e_b)));
+                if (beta != 0) d += (double)beta * (double)out[e];
+                out[e] = (float)d;
             } else {
+                const int64_t i = i0 + e;
                 float f = 0;
                 for (int64_t p = 0; p < k; p++)
                     f = fmaf(op.a[i * op.asv + p * op.asp], op.b[j * op.bsv + p * op.bsp], f);
-                C[i + j * ldc] = beta != 0 ? alpha * f + beta * C[i + j * ldc] : alpha * f;
+                out[e] = beta != 0 ? alpha * f + beta * out[e] : alpha * f;
             }
+        }
+        if (vec) {
+            *reinterpret_cast<float4 *>(cj) = make_float4(out[0], out[1], out[2], out[3]);
+        } else {
+            for (int e = 0; e < count; e++) cj[e] = out[e];
         }
     }
 }
@@ -281,7 +301,6 @@ int beta_for(int t, int64_t k)
 Crt crt_constants(int t)
 {
     Crt c = {};
-    c.t = t;
     unsigned __int128 M = 1;
     for (int l = 0; l < t; l++) M *= (unsigned)modulus(l);
     c.M = (unsigned long long)M;
@@ -412,6 +431,7 @@ cudaError_t fg_kernel_ozaki_products(const fg_gemm_args *g, const void *a, int64
 cudaError_t fg_kernel_ozaki_crt(const fg_gemm_args *g, const void *a, int64_t lda, const void *b, int64_t ldb, void *c,
                                 int64_t ldc, int t, void *ws, cudaStream_t s)
 {
+    if (t != MAX_T) return cudaErrorInvalidValue; // crt reads MAX_T planes (fg_kernel_ozaki_moduli)
     const Parts p = parts(g->m, g->n, g->k, t);
     const char *w = static_cast<const char *>(ws);
     Operands op = {static_cast<const float *>(a), static_cast<const float *>(b), 0, 0, 0, 0};
