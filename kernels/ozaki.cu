@@ -338,8 +338,14 @@ int fg_kernel_ozaki_moduli(int64_t k) { return k < ((int64_t)1 << 17) && beta_fo
 // The bounds come from random problems of at least 1 GFLOP on the H200 (perf/notes/
 // tensor-core-sgemm.md): below k = 3072 the scheme lost to the SIMT kernels on most problems,
 // and with m or n below 512 (whose padding to whole tiles wastes much of the residue GEMMs) on
-// some.
-int fg_kernel_ozaki_pays(const fg_gemm_args *g) { return g->k >= 3072 && g->m >= 512 && g->n >= 512; }
+// some; from k = 2048 it won where m and n are both 1024 or more. Below 2^20 entries of C its
+// 9 GEMMs have too few tiles to fill the GPU in whole waves (each tile runs all of k, with no
+// split), and it lost at m, n near 600 even with deep k.
+int fg_kernel_ozaki_pays(const fg_gemm_args *g)
+{
+    if (g->m * g->n < ((int64_t)1 << 20)) return 0;
+    return (g->k >= 3072 && g->m >= 512 && g->n >= 512) || (g->k >= 2048 && g->m >= 1024 && g->n >= 1024);
+}
 
 size_t fg_kernel_ozaki_ws(const fg_gemm_args *g, int t) { return parts(g->m, g->n, g->k, t).total; }
 
