@@ -12,8 +12,8 @@
 //            the guard (ozaki_guard.cuh): it flags the entries whose error bound it certifies
 //            within SGEMM's, and counts the others;
 //   crt      per certified entry, the integer from its t residues (Chinese remainder theorem,
-//            exact in 128-bit arithmetic), times the row's and column's powers of two, in
-//            double, then alpha, beta and the rounding to float; the others summed in float.
+//            exact in 64-bit halves, crt_value), times the row's and column's powers of two,
+//            in double, then alpha, beta and the rounding to float; the others summed in float.
 // The caller reads the status (kernels.h) back after the scan and after the products: inputs
 // the scheme cannot carry, or too many entries the guard does not certify, go to the SIMT
 // kernels instead, C untouched.
