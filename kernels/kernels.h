@@ -75,8 +75,8 @@ typedef struct {
 } fg_ozaki_status;
 FG_HIDDEN int fg_kernel_ozaki_moduli(int64_t k);
 // 1 where the scheme is expected to beat the SIMT kernels for the call's shape (FASTGEMM_OZAKI=
-// auto): deep k, and neither m nor n small, since its passes over memory and its t residue
-// GEMMs of padded tiles cost more than they save on shallow or skinny problems.
+// auto): deep k, and neither m, n nor m n small, since its passes over memory and its t residue
+// GEMMs of padded tiles cost more than they save on shallow, skinny or small problems.
 FG_HIDDEN int fg_kernel_ozaki_pays(const fg_gemm_args *g);
 FG_HIDDEN size_t fg_kernel_ozaki_ws(const fg_gemm_args *g, int moduli);
 FG_HIDDEN cudaError_t fg_kernel_ozaki_scan(const fg_gemm_args *g, const void *a, int64_t lda, const void *b,

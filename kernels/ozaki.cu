@@ -41,8 +41,8 @@ int64_t round_up(int64_t x, int64_t to) { return (x + to - 1) / to * to; }
 constexpr int SCAN_K = 256;
 int64_t scan_blocks(int64_t k) { return (k + SCAN_K - 1) / SCAN_K; }
 
-// The workspace's parts, each 256-byte aligned: first the status (kernels.h), then what the
-// scan zeroes.
+// The workspace's parts, each 256-byte aligned: the status (kernels.h), ea and fb, which the
+// scan zeroes first, then the rest.
 struct Parts {
     size_t status, ea, fb, sa, sb, pa, pb, ra, rb, prod, cert, total;
     int64_t mp, np, kp;
@@ -288,11 +288,18 @@ __global__ void crt(const uint8_t *__restrict__ P, int64_t mp, int64_t plane, Cr
     }
 }
 
-// The largest beta (at most 30: the split's integers are int32) with 2 k 2^(2 beta) < M.
-int beta_for(int t, int64_t k)
+// M, the product of the first t moduli.
+unsigned __int128 moduli_product(int t)
 {
     unsigned __int128 M = 1;
     for (int l = 0; l < t; l++) M *= (unsigned)modulus(l);
+    return M;
+}
+
+// The largest beta (at most 30: the split's integers are int32) with 2 k 2^(2 beta) < M.
+int beta_for(int t, int64_t k)
+{
+    const unsigned __int128 M = moduli_product(t);
     for (int b = 30; b >= 1; b--)
         if (((unsigned __int128)(2 * k) << (2 * b)) < M) return b;
     return -1;
@@ -301,8 +308,7 @@ int beta_for(int t, int64_t k)
 Crt crt_constants(int t)
 {
     Crt c = {};
-    unsigned __int128 M = 1;
-    for (int l = 0; l < t; l++) M *= (unsigned)modulus(l);
+    const unsigned __int128 M = moduli_product(t);
     c.M = (unsigned long long)M;
     c.inv_M = 1.0 / (double)c.M;
     for (int l = 0; l < t; l++) {
@@ -438,6 +444,7 @@ cudaError_t fg_kernel_ozaki_crt(const fg_gemm_args *g, const void *a, int64_t ld
                                 int64_t ldc, int t, void *ws, cudaStream_t s)
 {
     if (t != MAX_T) return cudaErrorInvalidValue; // crt reads MAX_T planes (fg_kernel_ozaki_moduli)
+    static const Crt constants = crt_constants(MAX_T); // the same for every call
     const Parts p = parts(g->m, g->n, g->k, t);
     const char *w = static_cast<const char *>(ws);
     Operands op = {static_cast<const float *>(a), static_cast<const float *>(b), 0, 0, 0, 0};
@@ -445,7 +452,7 @@ cudaError_t fg_kernel_ozaki_crt(const fg_gemm_args *g, const void *a, int64_t ld
     b_strides(g, ldb, &op.bsv, &op.bsp);
     const unsigned rows = (unsigned)(g->n < 65535 ? g->n : 65535);
     crt<<<dim3((unsigned)((g->m + 511) / 512), rows), 128, 0, s>>>(
-        reinterpret_cast<const uint8_t *>(w + p.prod), p.mp, p.mp * p.np, crt_constants(t),
+        reinterpret_cast<const uint8_t *>(w + p.prod), p.mp, p.mp * p.np, constants,
         reinterpret_cast<const int *>(w + p.ea), reinterpret_cast<const int *>(w + p.fb),
         reinterpret_cast<const uint8_t *>(w + p.cert), op, g->m, g->n, g->k, (float)g->alpha, (float)g->beta,
         static_cast<float *>(c), ldc);
