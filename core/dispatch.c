@@ -162,7 +162,7 @@ static int gemm(fg_call *call, fg_trace *t)
     const char *off_model = learn.slot >= 0 && (order[0]->gpu != (t->pred_gpu < t->pred_cpu))
                               ? "learning: not the model's side"
                               : NULL;
-    char why[400], fell[400] = ""; /* fell: why the last backend tried did not compute C */
+    char why[512], fell[512] = ""; /* fell: why the last backend tried did not compute C */
     for (int i = 0; i < count; i++) {
         const backend *b = order[i];
         const char *unusable = NULL;
@@ -175,7 +175,7 @@ static int gemm(fg_call *call, fg_trace *t)
         const int rc = b->gemm(call, why, sizeof why);
         if (rc == FG_OK) {
             if (track) fg_learn_ran(fell[0] ? (fg_learn_ticket){-1, 0} : learn, g, b->gpu, t_start, fg_now_s());
-            char where[480] = "";
+            char where[600] = "";
             fastgemm_backend id = b->id;
             if (fell[0]) { /* computed on the CPU after the GPU could not */
                 id = FASTGEMM_BACKEND_CPU_FALLBACK;

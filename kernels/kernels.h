@@ -58,14 +58,18 @@ FG_HIDDEN cudaError_t fg_kernel_launch(const fg_kernel_plan *plan, const fg_gemm
 // C = beta*C over g->m x g->n (beta = 0 writes zeros without reading C).
 FG_HIDDEN cudaError_t fg_kernel_scale_c(const fg_gemm_args *g, void *c, int64_t ldc,
                                         cudaStream_t s);
-// SGEMM by the Ozaki scheme II on the INT8 tensor cores (ozaki.cu, sm_80 and up), in three
-// steps on stream s over ws (fg_kernel_ozaki_ws bytes), which begins with an fg_ozaki_status:
-//   scan      inputs nonzero where op(A) or op(B) holds an Inf or NaN, which the scheme cannot
-//             carry;
-//   products  (where inputs is 0) the residue GEMMs and the guard, which adds to uncertified
-//             the entries of C whose error bound it cannot hold to SGEMM's;
-//   crt       writes C = alpha op(A) op(B) + beta C: certified entries from the residues, the
-//             others summed in float one by one (k steps each).
+// SGEMM by the Ozaki scheme II on the INT8 tensor cores (ozaki.cu, sm_80 and up), on stream s.
+// Each operand is prepared once into a side: op(A)'s rows or op(B)'s columns as vectors along
+// k, scanned (each vector's exponent and sum of magnitudes; *inputs |= 1 where one holds an Inf
+// or NaN, which the scheme cannot carry) and split into t + 1 int8 planes. A product then
+// multiplies a range of op(A)'s side by a range of op(B)'s over its workspace, which begins
+// with its fg_ozaki_status:
+//   the residue GEMMs and the guard (where inputs is 0), which counts into uncertified the
+//   entries of C whose error bound it cannot hold to SGEMM's;
+//   then, where the status accepts the call (fg_ozaki_accepts, tested on the device), C =
+//   alpha op(A) op(B) + beta C: certified entries from the residues, the others summed in float
+//   one by one (k steps each); elsewhere C is left as it is.
+// Nothing waits for the host: the caller reads the status back when it needs the outcome.
 // alpha != 0, k > 0, a, b, c float. fg_kernel_ozaki_moduli: the moduli the scheme takes for
 // depth k, or 0 where it does not run (k of 2^17 or more: its int32 sums could overflow).
 typedef struct {
@@ -73,18 +77,48 @@ typedef struct {
     unsigned unused;
     unsigned long long uncertified;
 } fg_ozaki_status;
+#ifdef __CUDACC__
+#define FG_HOST_DEVICE __host__ __device__
+#else
+#define FG_HOST_DEVICE
+#endif
+// The scheme takes an m x n call: no Inf or NaN in its inputs, and at most one entry of C in
+// 1024 that the guard does not certify (crt sums those one by one, k steps each; beyond that
+// the SIMT kernels are the faster way to SGEMM's accuracy).
+static inline FG_HOST_DEVICE int fg_ozaki_accepts(const fg_ozaki_status *st, int64_t m, int64_t n)
+{
+    return st->inputs == 0 && st->uncertified <= (unsigned long long)(m * n / 1024);
+}
 FG_HIDDEN int fg_kernel_ozaki_moduli(int64_t k);
 // 1 where the scheme is expected to beat the SIMT kernels for the call's shape (FASTGEMM_OZAKI=
 // auto): deep k, and neither m, n nor m n small, since its passes over memory and its t residue
 // GEMMs of padded tiles cost more than they save on shallow, skinny or small problems.
 FG_HIDDEN int fg_kernel_ozaki_pays(const fg_gemm_args *g);
-FG_HIDDEN size_t fg_kernel_ozaki_ws(const fg_gemm_args *g, int moduli);
-FG_HIDDEN cudaError_t fg_kernel_ozaki_scan(const fg_gemm_args *g, const void *a, int64_t lda, const void *b,
-                                           int64_t ldb, int moduli, void *ws, cudaStream_t s);
-FG_HIDDEN cudaError_t fg_kernel_ozaki_products(const fg_gemm_args *g, const void *a, int64_t lda, const void *b,
-                                               int64_t ldb, int moduli, void *ws, cudaStream_t s);
-FG_HIDDEN cudaError_t fg_kernel_ozaki_crt(const fg_gemm_args *g, const void *a, int64_t lda, const void *b,
-                                          int64_t ldb, void *c, int64_t ldc, int moduli, void *ws, cudaStream_t s);
+// A side of `count` vectors of depth k for t moduli, in fg_kernel_ozaki_side_bytes of device
+// memory (fg_kernel_ozaki_side lays it out); fg_kernel_ozaki_prepare fills its vectors [v0, v0 +
+// count) from x: vector v's entry p at x[v ld + p] (k_contiguous) or x[v + p ld]. Blocks of
+// vectors may be prepared apart, each once, in any order.
+typedef struct {
+    int8_t *planes;       // t + 1 planes (t residues, then the guard's 7-bit magnitudes) of
+    int64_t stride, kp;   // `stride` rows of kp bytes (k padded with zeros)
+    int64_t k;
+    int *e;               // each vector's exponent
+    double *sum, *part;   // its sum of magnitudes, and the scan's parts of it
+    int t, beta;          // the moduli, and the bits each vector is rounded to
+} fg_ozaki_side;
+FG_HIDDEN size_t fg_kernel_ozaki_side_bytes(int64_t count, int64_t k, int t);
+FG_HIDDEN fg_ozaki_side fg_kernel_ozaki_side(void *mem, int64_t count, int64_t k, int t);
+FG_HIDDEN cudaError_t fg_kernel_ozaki_prepare(const fg_ozaki_side *side, int64_t v0, int64_t count, const float *x,
+                                              int64_t ld, int k_contiguous, unsigned *inputs, cudaStream_t s);
+// C = alpha op(A) op(B) + beta C over g's m x n, where the status accepts the call: op(A)'s rows
+// are vectors [a0, a0 + m) of side sa, op(B)'s columns [b0, b0 + n) of sb (both of depth g->k),
+// and a, b are op(A) and op(B) themselves (for the float sums). inputs: the prepares' word. ws:
+// fg_kernel_ozaki_ws bytes, its status first.
+FG_HIDDEN size_t fg_kernel_ozaki_ws(int64_t m, int64_t n, int t);
+FG_HIDDEN cudaError_t fg_kernel_ozaki_multiply(const fg_gemm_args *g, const fg_ozaki_side *sa, int64_t a0,
+                                               const fg_ozaki_side *sb, int64_t b0, const unsigned *inputs,
+                                               const void *a, int64_t lda, const void *b, int64_t ldb, void *c,
+                                               int64_t ldc, void *ws, cudaStream_t s);
 // FG_TIMELINE builds: the file each stream-K launch's stamps go to (FG_TIMELINE_FILE), or NULL.
 FG_HIDDEN extern const char *fg_kernel_timeline_file;
 

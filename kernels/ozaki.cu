@@ -1,11 +1,12 @@
 // ozaki.cu: SGEMM by the Ozaki scheme II on the INT8 tensor cores (kernels.h; the method and its
 // error analysis: cpu_ref/ozaki.h and perf/notes/tensor-core-sgemm.md).
 //
-// C = alpha op(A) op(B) + beta C in four passes on the stream:
+// C = alpha op(A) op(B) + beta C in four passes on the stream; the first two prepare each
+// operand's side (kernels.h), once, for every product that reads it:
 //   scan     each row of op(A) and column of op(B): the power of two that puts its largest
 //            entry just under 2^beta, its sum of magnitudes, and whether any entry is Inf or NaN;
 //   split    the rows and columns as integers of at most beta bits, and their residues modulo
-//            each of the t moduli as int8, k-contiguous and padded with zeros to whole tiles;
+//            each of the t moduli as int8, k-contiguous and padded with zeros to whole k-tiles;
 //            then a plane of their magnitudes rounded down to 7 bits;
 //   products one int8 GEMM per modulus (ozaki_wgmma.cuh, ozaki_int8.cuh), exact in int32, each
 //            entry kept as its residue, a byte; then the magnitudes' product, whose epilogue is
@@ -14,9 +15,9 @@
 //   crt      per certified entry, the integer from its t residues (Chinese remainder theorem,
 //            exact in 64-bit halves, crt_value), times the row's and column's powers of two,
 //            in double, then alpha, beta and the rounding to float; the others summed in float.
-// The caller reads the status (kernels.h) back after the scan and after the products: inputs
-// the scheme cannot carry, or too many entries the guard does not certify, go to the SIMT
-// kernels instead, C untouched.
+// crt writes C only where the status (kernels.h) accepts the call; elsewhere (inputs the scheme
+// cannot carry, too many entries the guard does not certify) C stays untouched, and the caller,
+// which reads the status back, has the SIMT kernels run the call instead.
 #include "common/launch.cuh"
 #include "kernels.h"
 #include "ozaki_guard.cuh"
@@ -41,36 +42,55 @@ int64_t round_up(int64_t x, int64_t to) { return (x + to - 1) / to * to; }
 constexpr int SCAN_K = 256;
 int64_t scan_blocks(int64_t k) { return (k + SCAN_K - 1) / SCAN_K; }
 
-// The workspace's parts, each 256-byte aligned: the status (kernels.h), ea and fb, which the
-// scan zeroes first, then the rest.
-struct Parts {
-    size_t status, ea, fb, sa, sb, pa, pb, ra, rb, prod, cert, total;
-    int64_t mp, np, kp;
+// Parts of a workspace, each 256-byte aligned.
+struct Layout {
+    size_t total = 0;
+    size_t take(size_t bytes)
+    {
+        const size_t at = total;
+        total += (bytes + 255) / 256 * 256;
+        return at;
+    }
 };
-Parts parts(int64_t m, int64_t n, int64_t k, int t)
+
+// A side (kernels.h): the exponents (the largest magnitudes' bits until exponents() converts
+// them), the sums of magnitudes and their parts per k-block (summed in order: the same sums,
+// and so the same guard's flags, on every run), then t + 1 planes of `stride` rows of kp bytes,
+// and WG_BN rows more: a product whose vectors begin inside the side reads whole tiles, up to
+// WG_BN - 1 rows past the side's last (mma.sync reads them; TMA reads zeros past its map).
+struct SideParts {
+    size_t e, sum, part, planes, total;
+    int64_t stride, kp;
+};
+SideParts side_parts(int64_t count, int64_t k, int t)
 {
-    Parts p;
-    // Whole tiles of both residue GEMMs: mp of 256 (the wgmma kernel's columns), kp of 128.
-    p.mp = round_up(m, WG_BN), p.np = round_up(n, WG_BM), p.kp = round_up(k, WG_BK);
-    auto take = [&p](size_t &at, size_t bytes) {
-        at = p.total;
-        p.total += (bytes + 255) / 256 * 256;
-    };
-    p.total = 0;
-    take(p.status, sizeof(fg_ozaki_status));
-    take(p.ea, sizeof(int) * (size_t)p.mp);
-    take(p.fb, sizeof(int) * (size_t)p.np);
-    // The sums of magnitudes, and their parts per k-block (summed in order: the same sums, and
-    // so the same guard's flags, on every run).
-    take(p.sa, sizeof(double) * (size_t)p.mp);
-    take(p.sb, sizeof(double) * (size_t)p.np);
-    take(p.pa, sizeof(double) * (size_t)(scan_blocks(k) * m));
-    take(p.pb, sizeof(double) * (size_t)(scan_blocks(k) * n));
-    // t residue planes, then the guard's plane of magnitudes rounded down to 7 bits.
-    take(p.ra, (size_t)(t + 1) * (size_t)(p.mp * p.kp));
-    take(p.rb, (size_t)(t + 1) * (size_t)(p.np * p.kp));
-    take(p.prod, (size_t)t * (size_t)(p.mp * p.np));
-    take(p.cert, (size_t)(p.mp * p.np));
+    SideParts p;
+    Layout l;
+    p.stride = round_up(count, WG_BN), p.kp = round_up(k, WG_BK);
+    p.e = l.take(sizeof(int) * (size_t)p.stride);
+    p.sum = l.take(sizeof(double) * (size_t)p.stride);
+    p.part = l.take(sizeof(double) * (size_t)(scan_blocks(k) * count));
+    p.planes = l.take((size_t)((t + 1) * p.stride + WG_BN) * (size_t)p.kp);
+    p.total = l.total;
+    return p;
+}
+
+// A product's workspace: its status (kernels.h), the t residues of each entry of its m x n
+// (padded to mp x np: whole tiles of both residue GEMMs, mp of WG_BN, np of WG_BM), and the
+// guard's flags.
+struct ProductParts {
+    size_t status, prod, cert, total;
+    int64_t mp, np;
+};
+ProductParts product_parts(int64_t m, int64_t n, int t)
+{
+    ProductParts p;
+    Layout l;
+    p.mp = round_up(m, WG_BN), p.np = round_up(n, WG_BM);
+    p.status = l.take(sizeof(fg_ozaki_status));
+    p.prod = l.take((size_t)t * (size_t)(p.mp * p.np));
+    p.cert = l.take((size_t)(p.mp * p.np));
+    p.total = l.total;
     return p;
 }
 
@@ -155,10 +175,11 @@ __device__ __forceinline__ int residue(int x, int m)
 }
 
 // R[l][v][p] (int8, rows kp apart, planes `plane` apart) = the residue modulo modulus(l) of
-// round(2^e[v] x(v, p)), zero past count and len; plane t: floor(2^(e[v] + 7 - beta) |x(v, p)|),
-// below 128 (the guard's magnitudes). A block does 64 vectors x 64 k of every
-// plane: the tile comes in through shared memory along x's contiguous side and goes out 16
-// bytes a thread along k.
+// round(2^e[v] x(v, p)), zero past len; plane t: floor(2^(e[v] + 7 - beta) |x(v, p)|), below
+// 128 (the guard's magnitudes). Rows from count on are not written: they are the next block's
+// of a side, or padding whose products land only in entries past C. A block does 64 vectors x
+// 64 k of every plane: the tile comes in through shared memory along x's contiguous side and
+// goes out 16 bytes a thread along k.
 __global__ void __launch_bounds__(256) split(const float *__restrict__ x, int64_t sv, int64_t sp, int64_t count,
                                              int64_t len, const int *__restrict__ e, int t, int beta,
                                              int8_t *__restrict__ R, int64_t kp, int64_t plane)
@@ -181,7 +202,8 @@ __global__ void __launch_bounds__(256) split(const float *__restrict__ x, int64_
     // Thread tid: 16 k of row tid / 4, one 16-byte store per plane.
     const int row = tid / 4, kq = tid % 4 * 16;
     const int64_t v = v0 + row;
-    const double unit = pow2(v < count ? e[v] : 0);
+    if (v >= count) return;
+    const double unit = pow2(e[v]);
     int ints[16];
 #pragma unroll
     for (int i = 0; i < 16; i++) ints[i] = __double2int_rn((double)tile[row][at(kq + i)] * unit);
@@ -194,7 +216,7 @@ __global__ void __launch_bounds__(256) split(const float *__restrict__ x, int64_
         for (int i = 0; i < 16; i++) words[i / 4] |= (uint32_t)(residue(ints[i], modulus(l)) & 0xff) << (8 * (i % 4));
         *reinterpret_cast<uint4 *>(out + l * plane) = make_uint4(words[0], words[1], words[2], words[3]);
     }
-    const double qunit = pow2(v < count ? e[v] + 7 - beta : 0);
+    const double qunit = pow2(e[v] + 7 - beta);
     uint32_t words[4] = {0, 0, 0, 0};
 #pragma unroll
     for (int i = 0; i < 16; i++)
@@ -229,22 +251,25 @@ __device__ __forceinline__ long long crt_value(const Crt &c, const uint8_t (&res
     return r > half ? (long long)(u - c.M) : r <= -half ? (long long)(u + c.M) : r;
 }
 
+// Where the status accepts the call (fg_ozaki_accepts; else nothing):
 // C[i + j ldc] = alpha 2^-(ea[i] + fb[j]) X_ij + beta C (C not read when beta = 0), X_ij from
 // its residues P[l][j][i] (bytes, rows mp apart), where the guard certified the entry
 // (cert[j mp + i]). Elsewhere the entry is summed in float with FMA, as SGEMM does: k steps for
 // one entry, which the caller allows only for few entries. A thread takes 4 entries of a
 // column (mp is a multiple of 4, so their bytes come 4 at a time, every plane's load issued
-// before the first is used); C moves 16 bytes at a time where it is aligned for it.
-__global__ void crt(const uint8_t *__restrict__ P, int64_t mp, int64_t plane, Crt c, const int *__restrict__ ea,
-                    const int *__restrict__ fb, const uint8_t *__restrict__ cert, Operands op, int64_t m, int64_t n,
-                    int64_t k, float alpha, float beta, float *C, int64_t ldc)
+// before the first is used); C moves 16 bytes at a time where it is aligned for it. ea and fb
+// point into the sides, at the product's first row and column.
+__global__ void crt(const fg_ozaki_status *st, const uint8_t *__restrict__ P, int64_t mp, int64_t plane, Crt c,
+                    const int *__restrict__ ea, const int *__restrict__ fb, const uint8_t *__restrict__ cert,
+                    Operands op, int64_t m, int64_t n, int64_t k, float alpha, float beta, float *C, int64_t ldc)
 {
+    if (!fg_ozaki_accepts(st, m, n)) return;
     const int64_t i0 = ((int64_t)blockIdx.x * blockDim.x + threadIdx.x) * 4;
     if (i0 >= m) return;
     const int count = m - i0 < 4 ? (int)(m - i0) : 4;
     const bool vec = count == 4 && ldc % 4 == 0 && reinterpret_cast<uintptr_t>(C) % 16 == 0;
-    const int4 e4 = *reinterpret_cast<const int4 *>(ea + i0);
-    const int e_a[4] = {e4.x, e4.y, e4.z, e4.w};
+    int e_a[4] = {0, 0, 0, 0};
+    for (int e = 0; e < count; e++) e_a[e] = ea[i0 + e];
     for (int64_t j = blockIdx.y; j < n; j += gridDim.y) {
         uint32_t v[MAX_T];
 #pragma unroll
@@ -353,69 +378,66 @@ int fg_kernel_ozaki_pays(const fg_gemm_args *g)
     return (g->k >= 3072 && g->m >= 512 && g->n >= 512) || (g->k >= 2048 && g->m >= 1024 && g->n >= 1024);
 }
 
-size_t fg_kernel_ozaki_ws(const fg_gemm_args *g, int t) { return parts(g->m, g->n, g->k, t).total; }
+size_t fg_kernel_ozaki_side_bytes(int64_t count, int64_t k, int t) { return side_parts(count, k, t).total; }
 
-cudaError_t fg_kernel_ozaki_scan(const fg_gemm_args *g, const void *a, int64_t lda, const void *b, int64_t ldb,
-                                 int t, void *ws, cudaStream_t s)
+fg_ozaki_side fg_kernel_ozaki_side(void *mem, int64_t count, int64_t k, int t)
 {
-    const Parts p = parts(g->m, g->n, g->k, t);
-    char *w = static_cast<char *>(ws);
-    const int beta = beta_for(t, g->k);
-    // The status, ea and fb (the largest magnitudes until exponents() converts them).
-    cudaError_t err = cudaMemsetAsync(w, 0, p.sa, s);
+    const SideParts p = side_parts(count, k, t);
+    char *w = static_cast<char *>(mem);
+    fg_ozaki_side side;
+    side.planes = reinterpret_cast<int8_t *>(w + p.planes);
+    side.stride = p.stride, side.kp = p.kp, side.k = k;
+    side.e = reinterpret_cast<int *>(w + p.e);
+    side.sum = reinterpret_cast<double *>(w + p.sum);
+    side.part = reinterpret_cast<double *>(w + p.part);
+    side.t = t, side.beta = beta_for(t, k);
+    return side;
+}
+
+cudaError_t fg_kernel_ozaki_prepare(const fg_ozaki_side *side, int64_t v0, int64_t count, const float *x, int64_t ld,
+                                    int k_contiguous, unsigned *inputs, cudaStream_t s)
+{
+    const int64_t k = side->k, blocks = scan_blocks(k);
+    const int64_t sv = k_contiguous ? ld : 1, sp = k_contiguous ? 1 : ld;
+    unsigned *e = reinterpret_cast<unsigned *>(side->e + v0); // the largest magnitudes, then exponents
+    double *part = side->part + v0 * blocks;
+    cudaError_t err = cudaMemsetAsync(e, 0, sizeof(unsigned) * (size_t)count, s);
     if (err != cudaSuccess) return err;
-    unsigned *status = &reinterpret_cast<fg_ozaki_status *>(w + p.status)->inputs;
-    const int64_t blocks = scan_blocks(g->k);
-    unsigned *ea = reinterpret_cast<unsigned *>(w + p.ea), *fb = reinterpret_cast<unsigned *>(w + p.fb);
-    double *pa = reinterpret_cast<double *>(w + p.pa), *pb = reinterpret_cast<double *>(w + p.pb);
-    int64_t sv, sp;
-    a_strides(g, lda, &sv, &sp);
-    scan<<<dim3((unsigned)((g->m + 63) / 64), (unsigned)blocks), 256, 0, s>>>(static_cast<const float *>(a), sv, sp,
-                                                                              g->m, g->k, ea, pa, status);
-    b_strides(g, ldb, &sv, &sp);
-    scan<<<dim3((unsigned)((g->n + 63) / 64), (unsigned)blocks), 256, 0, s>>>(static_cast<const float *>(b), sv, sp,
-                                                                              g->n, g->k, fb, pb, status);
-    exponents<<<(unsigned)((g->m + 255) / 256), 256, 0, s>>>(ea, pa, blocks, reinterpret_cast<double *>(w + p.sa),
-                                                             g->m, beta);
-    exponents<<<(unsigned)((g->n + 255) / 256), 256, 0, s>>>(fb, pb, blocks, reinterpret_cast<double *>(w + p.sb),
-                                                             g->n, beta);
+    scan<<<dim3((unsigned)((count + 63) / 64), (unsigned)blocks), 256, 0, s>>>(x, sv, sp, count, k, e, part, inputs);
+    exponents<<<(unsigned)((count + 255) / 256), 256, 0, s>>>(e, part, blocks, side->sum + v0, count, side->beta);
+    split<<<dim3((unsigned)(side->kp / 64), (unsigned)((count + 63) / 64)), 256, 0, s>>>(
+        x, sv, sp, count, k, side->e + v0, side->t, side->beta, side->planes + v0 * side->kp, side->kp,
+        side->stride * side->kp);
     return cudaGetLastError();
 }
 
-cudaError_t fg_kernel_ozaki_products(const fg_gemm_args *g, const void *a, int64_t lda, const void *b, int64_t ldb,
-                                     int t, void *ws, cudaStream_t s)
+size_t fg_kernel_ozaki_ws(int64_t m, int64_t n, int t) { return product_parts(m, n, t).total; }
+
+cudaError_t fg_kernel_ozaki_multiply(const fg_gemm_args *g, const fg_ozaki_side *sa, int64_t a0,
+                                     const fg_ozaki_side *sb, int64_t b0, const unsigned *inputs, const void *a,
+                                     int64_t lda, const void *b, int64_t ldb, void *c, int64_t ldc, void *ws,
+                                     cudaStream_t s)
 {
-    const Parts p = parts(g->m, g->n, g->k, t);
+    const int t = sa->t;
+    if (t != MAX_T || sb->t != t || sa->k != g->k || sb->k != g->k)
+        return cudaErrorInvalidValue; // crt reads MAX_T planes (fg_kernel_ozaki_moduli)
+    static const Crt constants = crt_constants(MAX_T); // the same for every call
+    const ProductParts p = product_parts(g->m, g->n, t);
     char *w = static_cast<char *>(ws);
-    int8_t *ra = reinterpret_cast<int8_t *>(w + p.ra), *rb = reinterpret_cast<int8_t *>(w + p.rb);
-    uint8_t *prod = reinterpret_cast<uint8_t *>(w + p.prod);
-    const int beta = beta_for(t, g->k);
-    GuardArgs guard = {reinterpret_cast<const int *>(w + p.ea),
-                       reinterpret_cast<const int *>(w + p.fb),
-                       reinterpret_cast<const double *>(w + p.sa),
-                       reinterpret_cast<const double *>(w + p.sb),
-                       reinterpret_cast<uint8_t *>(w + p.cert),
-                       &reinterpret_cast<fg_ozaki_status *>(w + p.status)->uncertified,
-                       g->m,
-                       g->n,
-                       g->k,
-                       p.mp,
-                       beta,
-                       t};
-    int64_t sv, sp;
-    a_strides(g, lda, &sv, &sp);
-    split<<<dim3((unsigned)(p.kp / 64), (unsigned)(p.mp / 64)), 256, 0, s>>>(static_cast<const float *>(a), sv, sp, g->m,
-                                                                            g->k, guard.ea, t, beta, ra, p.kp,
-                                                                            p.mp * p.kp);
-    b_strides(g, ldb, &sv, &sp);
-    split<<<dim3((unsigned)(p.kp / 64), (unsigned)(p.np / 64)), 256, 0, s>>>(static_cast<const float *>(b), sv, sp, g->n,
-                                                                            g->k, guard.fb, t, beta, rb, p.kp,
-                                                                            p.np * p.kp);
+    fg_ozaki_status *status = reinterpret_cast<fg_ozaki_status *>(w + p.status);
+    cudaError_t err = cudaMemsetAsync(status, 0, sizeof *status, s);
+    if (err == cudaSuccess)
+        err = cudaMemcpyAsync(&status->inputs, inputs, sizeof *inputs, cudaMemcpyDeviceToDevice, s);
+    if (err != cudaSuccess) return err;
+    uint8_t *prod = reinterpret_cast<uint8_t *>(w + p.prod), *cert = reinterpret_cast<uint8_t *>(w + p.cert);
+    const int8_t *ra = sa->planes + a0 * sa->kp, *rb = sb->planes + b0 * sb->kp;
+    const GuardArgs guard = {&status->inputs, sa->e + a0,  sb->e + b0, sa->sum + a0, sb->sum + b0, cert,
+                             &status->uncertified, g->m, g->n, g->k, p.mp, sa->beta, t};
     // Out[j][i] = sum_p B'(j, p) A'(i, p): the products come out m-contiguous, as C is; t + 1
     // products, the last the magnitudes', whose epilogue is the guard's. Hopper: wgmma from
-    // tensor maps over the stacked planes; else, or where no map can be made, mma.sync.
+    // tensor maps over the sides' stacked planes; else, or where no map can be made, mma.sync.
     int dev = 0, major = 0;
-    cudaError_t err = cudaGetDevice(&dev);
+    err = cudaGetDevice(&dev);
     if (err == cudaSuccess) err = cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, dev);
     if (err != cudaSuccess) return err;
     CUtensorMap mx, my;
@@ -423,38 +445,28 @@ cudaError_t fg_kernel_ozaki_products(const fg_gemm_args *g, const void *a, int64
 #ifdef FG_OZAKI_WGMMA
     hopper = major == 9;
 #endif
-    if (hopper && fg_kern::tma_map(&mx, rb, p.kp, (t + 1) * p.np, p.kp, 1, WG_BK, WG_BM, true) &&
-        fg_kern::tma_map(&my, ra, p.kp, (t + 1) * p.mp, p.kp, 1, WG_BK, WG_BN, true)) {
+    if (hopper && fg_kern::tma_map(&mx, sb->planes, sb->kp, (t + 1) * sb->stride, sb->kp, 1, WG_BK, WG_BM, true) &&
+        fg_kern::tma_map(&my, sa->planes, sa->kp, (t + 1) * sa->stride, sa->kp, 1, WG_BK, WG_BN, true)) {
         static fg_kern::SmemAsked asked;
         err = fg_kern::allow_smem(int8_gemm_wgmma, asked, WG_SMEM);
         if (err != cudaSuccess) return err;
         int8_gemm_wgmma<<<dim3((unsigned)(p.mp / WG_BN), (unsigned)(p.np / WG_BM), (unsigned)(t + 1)), WG_THREADS,
-                          WG_SMEM, s>>>(mx, my, prod, guard, p.kp, p.mp, p.np, p.mp, p.mp * p.np);
+                          WG_SMEM, s>>>(mx, my, prod, guard, sa->kp, p.mp, sb->stride, b0, sa->stride, a0,
+                                        p.mp * p.np);
     } else {
         static fg_kern::SmemAsked asked;
         err = fg_kern::allow_smem(int8_gemm, asked, GEMM_SMEM);
         if (err != cudaSuccess) return err;
         int8_gemm<<<dim3((unsigned)(p.mp / TILE), (unsigned)(p.np / TILE), (unsigned)(t + 1)), THREADS, GEMM_SMEM, s>>>(
-            rb, ra, prod, guard, p.kp, p.mp, p.np * p.kp, p.mp * p.kp, p.mp * p.np);
+            rb, ra, prod, guard, sa->kp, p.mp, sb->stride * sb->kp, sa->stride * sa->kp, p.mp * p.np);
     }
-    return cudaGetLastError();
-}
-
-cudaError_t fg_kernel_ozaki_crt(const fg_gemm_args *g, const void *a, int64_t lda, const void *b, int64_t ldb, void *c,
-                                int64_t ldc, int t, void *ws, cudaStream_t s)
-{
-    if (t != MAX_T) return cudaErrorInvalidValue; // crt reads MAX_T planes (fg_kernel_ozaki_moduli)
-    static const Crt constants = crt_constants(MAX_T); // the same for every call
-    const Parts p = parts(g->m, g->n, g->k, t);
-    const char *w = static_cast<const char *>(ws);
     Operands op = {static_cast<const float *>(a), static_cast<const float *>(b), 0, 0, 0, 0};
     a_strides(g, lda, &op.asv, &op.asp);
     b_strides(g, ldb, &op.bsv, &op.bsp);
     const unsigned rows = (unsigned)(g->n < 65535 ? g->n : 65535);
-    crt<<<dim3((unsigned)((g->m + 511) / 512), rows), 128, 0, s>>>(
-        reinterpret_cast<const uint8_t *>(w + p.prod), p.mp, p.mp * p.np, constants,
-        reinterpret_cast<const int *>(w + p.ea), reinterpret_cast<const int *>(w + p.fb),
-        reinterpret_cast<const uint8_t *>(w + p.cert), op, g->m, g->n, g->k, (float)g->alpha, (float)g->beta,
-        static_cast<float *>(c), ldc);
+    crt<<<dim3((unsigned)((g->m + 511) / 512), rows), 128, 0, s>>>(status, prod, p.mp, p.mp * p.np, constants,
+                                                                    sa->e + a0, sb->e + b0, cert, op, g->m, g->n,
+                                                                    g->k, (float)g->alpha, (float)g->beta,
+                                                                    static_cast<float *>(c), ldc);
     return cudaGetLastError();
 }

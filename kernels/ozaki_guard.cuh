@@ -19,6 +19,7 @@ namespace fg_ozaki {
 __device__ __forceinline__ double pow2(int e) { return __longlong_as_double((long long)(e + 1023) << 52); }
 
 struct GuardArgs {
+    const unsigned *inputs;    // the status's inputs: nonzero, the residue GEMMs return at once
     const int *ea, *fb;        // the rows' and columns' exponents (the scan's)
     const double *sa, *sb;     // their sums of magnitudes
     uint8_t *cert;             // 1 where entry (i, j) is certified, at cert[j ld + i]

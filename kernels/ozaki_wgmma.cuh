@@ -8,9 +8,10 @@
 // `full` mbarrier counts their bytes. Two warpgroups compute, each 64 rows x 256 columns with
 // wgmma m64n256k32 (4 per k-tile) from shared memory descriptors, one k-tile's group in flight
 // while the next is issued, and arrive on a stage's `empty` mbarrier once the products that
-// read it are done. X and Y are tensor maps over all the
-// batch's planes stacked (rows z x_rows + r and z y_rows + c), the split pass's zero padding
-// making every box whole.
+// read it are done. X and Y are tensor maps over all the batch's planes stacked: row r of plane
+// z of X is row z x_rows + x0 + r of its map (x0: where the product's vectors begin in their
+// side, kernels.h), likewise for Y. The split pass's zeros past k make every k-tile whole; rows
+// past the product's own are another block's or padding, and reach only entries past C.
 #pragma once
 
 #include "common/ptx.cuh"
@@ -99,8 +100,9 @@ __device__ __forceinline__ void wgmma_wait()
 __global__ void __launch_bounds__(WG_THREADS, 1)
     int8_gemm_wgmma(const __grid_constant__ CUtensorMap mx, const __grid_constant__ CUtensorMap my,
                     uint8_t *__restrict__ Out, GuardArgs guard, int64_t kp, int64_t ldo, int64_t x_rows,
-                    int64_t y_rows, int64_t os)
+                    int64_t x0, int64_t y_rows, int64_t y0, int64_t os)
 {
+    if (*guard.inputs) return; // an Inf or NaN: the SIMT kernels take the call
     extern __shared__ unsigned char raw[];
     unsigned char *smem = reinterpret_cast<unsigned char *>((reinterpret_cast<uintptr_t>(raw) + 1023) & ~(uintptr_t)1023);
     uint64_t *full = reinterpret_cast<uint64_t *>(smem + WG_STAGES * WG_STAGE), *empty = full + WG_STAGES;
@@ -131,8 +133,8 @@ __global__ void __launch_bounds__(WG_THREADS, 1)
                 if (kt >= WG_STAGES) fg_kern::mbar_wait(&empty[s], (kt / WG_STAGES - 1) & 1);
                 unsigned char *sx = smem + s * WG_STAGE, *sy = sx + WG_X_BYTES;
                 fg_kern::mbar_expect_bytes(&full[s], WG_STAGE);
-                fg_kern::tma_load_2d(sx, &mx, &full[s], kt * WG_BK, (int)(z * x_rows + r0));
-                fg_kern::tma_load_2d(sy, &my, &full[s], kt * WG_BK, (int)(z * y_rows + c0));
+                fg_kern::tma_load_2d(sx, &mx, &full[s], kt * WG_BK, (int)(z * x_rows + x0 + r0));
+                fg_kern::tma_load_2d(sy, &my, &full[s], kt * WG_BK, (int)(z * y_rows + y0 + c0));
             }
         }
         return;

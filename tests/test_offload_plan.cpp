@@ -7,7 +7,7 @@
 //     C exactly once over [0, k), in increasing k order; the first slice brings C when beta != 0;
 //   - in core: every job's blocks of A and B (rows, columns and its k slice) were brought by it
 //     or an earlier job, each piece once; C block j has slot j; the call's last kernel is short
-//     (tail_rows);
+//     (tail_rows); with whole_k (the Ozaki scheme's kernels) every job takes all of k;
 //   - out of core: the panels cover the rows; a panel's A comes in block by block with its first
 //     column block; the column blocks go in serpentine order; the B and C slots fit the budget
 //     and no panel of more rows would have.
@@ -98,6 +98,7 @@ Case draw(uint64_t seed)
     p.hc = pick(0, 3) != 0;
     p.reads_c = pick(0, 1);
     p.tail_rows = tails[pick(0, 6)];
+    p.whole_k = reads_ab && p.es == 4 && pick(0, 3) == 0;
     // Budgets from none to ample, and at the plan's thresholds.
     const size_t whole = incore_bytes(p, fg_offload::block_size(p));
     int64_t b = fg_offload::block_size(p);
@@ -229,6 +230,8 @@ bool check_incore(Checker &ck, const Plan &pl, size_t budget)
               jb.p, jb.j, pl.c_slot(jb));
         CHECK((jb.k0 >= 0 && jb.k0 < pl.kend(jb) && pl.kend(jb) <= pl.k) || (pl.k == 0 && jb.k0 == 0 && jb.k1 < 0),
               "job %zu: k slice %lld-%lld", ji, (long long)jb.k0, (long long)jb.k1);
+        CHECK(!pl.whole_k || (jb.k0 == 0 && jb.k1 < 0), "job %zu: a k slice %lld-%lld with whole_k", ji,
+              (long long)jb.k0, (long long)jb.k1);
     }
     const int64_t tail = round_up(pl.tail_rows, 128);
     const Job &last = pl.jobs.back();
@@ -339,9 +342,10 @@ int main(int argc, char **argv)
         if (!check_case(ck, &ok_plan, &in, &nj)) {
             const Problem &p = c.p;
             printf("FAIL seed %llu: %s\n  m %lld n %lld k %lld, %zu-byte elements, host A %d B %d C %d, beta %s, "
-                   "block %lld, tail rows %lld, budget %zu bytes\n",
+                   "block %lld, tail rows %lld, whole k %d, budget %zu bytes\n",
                    (unsigned long long)c.seed, ck.why.c_str(), (long long)p.m, (long long)p.n, (long long)p.k, p.es,
-                   p.ha, p.hb, p.hc, p.reads_c ? "!= 0" : "0", (long long)p.block, (long long)p.tail_rows, c.budget);
+                   p.ha, p.hb, p.hc, p.reads_c ? "!= 0" : "0", (long long)p.block, (long long)p.tail_rows, p.whole_k,
+                   c.budget);
             return 1;
         }
         planned += ok_plan;

@@ -1,5 +1,6 @@
 /* test_ozaki.c: (gpu) the inputs FASTGEMM_OZAKI=on must hand to the SIMT kernels or carry
- * exactly, on device operands, each against OpenBLAS:
+ * exactly, on device operands (or, with `host`, host operands through the pipeline, where the
+ * SIMT kernels run a kernel again after its status came back), each against OpenBLAS:
  *   inf-nan   an Inf, a -Inf and a NaN in A, one Inf in B (B has no zeros, so every product
  *             is defined as OpenBLAS computes it): every entry of C has OpenBLAS's class (NaN,
  *             +Inf, -Inf) or, where finite, its value within SGEMM's tolerance;
@@ -22,6 +23,8 @@
 
 enum { M = 300, N = 260, K = 517 };
 
+static int on_host; /* the operands in host memory: the pipeline */
+
 static int classify(float x) { return isnan(x) ? 1 : isinf(x) ? (x > 0 ? 2 : 3) : 0; }
 
 /* C = A B on the device through fastgemm_sgemm against OpenBLAS; fails counted. */
@@ -29,9 +32,11 @@ static int run(const char *name, const float *a, const float *b)
 {
     const size_t sa = sizeof(float) * M * K, sb = sizeof(float) * K * N, sc = sizeof(float) * M * N;
     float *c = malloc(sc), *want = malloc(sc), *bound = malloc(sc), *abs_a = malloc(sa), *abs_b = malloc(sb);
-    float *da = test_alloc(sa, 0), *db = test_alloc(sb, 0), *dc = test_alloc(sc, 0);
+    float *da = on_host ? NULL : test_alloc(sa, 0), *db = on_host ? NULL : test_alloc(sb, 0);
+    float *dc = on_host ? c : test_alloc(sc, 0);
     int fails = 0;
-    if (!c || !want || !bound || !abs_a || !abs_b || !da || !db || !dc || test_copy(da, a, sa) || test_copy(db, b, sb)) {
+    if (!c || !want || !bound || !abs_a || !abs_b || (!on_host && (!da || !db || !dc || test_copy(da, a, sa) ||
+                                                                   test_copy(db, b, sb)))) {
         printf("FAIL %s: setup\n", name);
         return 1;
     }
@@ -39,7 +44,10 @@ static int run(const char *name, const float *a, const float *b)
     for (int i = 0; i < K * N; i++) abs_b[i] = fabsf(b[i]);
     ref_sgemm('N', 'N', M, N, K, 1, a, M, b, K, 0, want, M);
     ref_sgemm('N', 'N', M, N, K, 1, abs_a, M, abs_b, K, 0, bound, M);
-    if (fastgemm_sgemm(FASTGEMM_OP_N, FASTGEMM_OP_N, M, N, K, 1, da, M, db, K, 0, dc, M) != 0 || test_copy(c, dc, sc)) {
+    for (int i = 0; i < M * N; i++) c[i] = NAN; /* beta = 0: C must not be read */
+    if (fastgemm_sgemm(FASTGEMM_OP_N, FASTGEMM_OP_N, M, N, K, 1, on_host ? a : da, M, on_host ? b : db, K, 0, dc,
+                       M) != 0 ||
+        (!on_host && test_copy(c, dc, sc))) {
         printf("FAIL %s: the call failed\n", name);
         fails++;
     } else if (fastgemm_last_backend() != FASTGEMM_BACKEND_GPU) {
@@ -56,12 +64,13 @@ static int run(const char *name, const float *a, const float *b)
     }
     printf("%s: %s\n", name, fails ? "FAIL" : "ok");
     free(c), free(want), free(bound), free(abs_a), free(abs_b);
-    test_free(da), test_free(db), test_free(dc);
+    if (!on_host) test_free(da), test_free(db), test_free(dc);
     return fails;
 }
 
-int main(void)
+int main(int argc, char **argv)
 {
+    on_host = argc > 1 && !strcmp(argv[1], "host");
     if (!test_gpu_present()) {
         printf("no CUDA device: skipped\n");
         return TEST_SKIP;

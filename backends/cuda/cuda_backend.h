@@ -4,6 +4,7 @@
 
 #include "backends/backend.h"
 #include "common/fg.h"
+#include "kernels/kernels.h"
 
 #include <cuda_runtime.h>
 
@@ -31,14 +32,44 @@ FG_HIDDEN cudaError_t fg_run_gemm(int dev, const fg_settings *set, const fg_gemm
                                   const void *a, int64_t lda, const void *b, int64_t ldb, void *c,
                                   int64_t ldc, cudaStream_t s, bool ozaki = false,
                                   const char **note = nullptr);
-// ozaki.cu: C = alpha op(A) op(B) + beta C on device pointers by the Ozaki scheme on the INT8
-// tensor cores (kernels.h), on stream s of the current device; synchronises s twice, before C
-// is written. *done false, with C untouched, where the scheme does not take the call (k too
-// deep, an Inf or NaN in A or B, too many entries its guard cannot certify, no workspace): the
-// SIMT kernels then run it. *note: which, for the trace.
+// ozaki.cu: C = alpha op(A) op(B) + beta C by the Ozaki scheme on the INT8 tensor cores
+// (kernels.h), on stream s of the current device.
+// fg_run_ozaki, for device operands, queues it all and synchronises s: *done false, with C
+// untouched, where the scheme did not take the call (k too deep, an Inf or NaN in A or B, too
+// many entries its guard cannot certify, no workspace): the SIMT kernels then run it. *note:
+// which, for the trace.
 FG_HIDDEN cudaError_t fg_run_ozaki(const fg_gemm_args *g, const void *a, int64_t lda, const void *b,
                                    int64_t ldb, void *c, int64_t ldc, cudaStream_t s, bool *done,
                                    const char **note);
+// Its pieces, which wait for nothing. The sides of g's operands (op(A)'s m rows, op(B)'s n
+// columns) and the word their prepares set where an input is Inf or NaN, in one allocation of
+// the pool: fg_ozaki_sides_alloc (*ok false, nothing allocated, where the scheme cannot take
+// depth k or there is no memory: *note says which). fg_ozaki_prepare_a: op(A)'s rows [r0, r1)
+// from a, which points at row r0 (fg_ozaki_prepare_b: op(B)'s columns [c0, c1), b at c0).
+// fg_ozaki_queue: the product of the m x n x k call g whose rows of op(A) begin at row r0 of the
+// sides and whose columns of op(B) at column c0, from a and b as fg_run_gemm gets them, into c;
+// it writes C only where its status accepts the call (fg_ozaki_accepts), the status copied to
+// *status (pinned, for the copy not to wait); *queued false, nothing queued, where it could
+// get no workspace. fg_ozaki_outcome: the trace's words for a status that has come back.
+typedef struct {
+    void *mem;
+    fg_ozaki_side a, b;
+    unsigned *inputs;
+} fg_ozaki_sides;
+FG_HIDDEN cudaError_t fg_ozaki_sides_alloc(const fg_gemm_args *g, fg_ozaki_sides *sd, cudaStream_t s, bool *ok,
+                                           const char **note);
+FG_HIDDEN cudaError_t fg_ozaki_sides_free(fg_ozaki_sides *sd, cudaStream_t s);
+FG_HIDDEN cudaError_t fg_ozaki_prepare_a(const fg_gemm_args *g, fg_ozaki_sides *sd, int64_t r0, int64_t r1,
+                                         const void *a, int64_t lda, cudaStream_t s);
+FG_HIDDEN cudaError_t fg_ozaki_prepare_b(const fg_gemm_args *g, fg_ozaki_sides *sd, int64_t c0, int64_t c1,
+                                         const void *b, int64_t ldb, cudaStream_t s);
+FG_HIDDEN cudaError_t fg_ozaki_queue(const fg_gemm_args *g, const fg_ozaki_sides *sd, int64_t r0, int64_t c0,
+                                     const void *a, int64_t lda, const void *b, int64_t ldb, void *c, int64_t ldc,
+                                     cudaStream_t s, fg_ozaki_status *status, bool *queued, const char **note);
+FG_HIDDEN const char *fg_ozaki_outcome(const fg_ozaki_status *st, int64_t m, int64_t n);
+// FASTGEMM_OZAKI asks for the scheme on this call (on; auto where fg_kernel_ozaki_pays), and no
+// forced kernel stands against it (runtime.cu).
+FG_HIDDEN bool fg_ozaki_wanted(const fg_settings *set, const fg_gemm_args *g);
 // C = beta*C over g->m x g->n on the device (beta = 0 writes zeros without reading C).
 FG_HIDDEN cudaError_t fg_run_scale_c(const fg_gemm_args *g, void *c, int64_t ldc, cudaStream_t s);
 

@@ -55,17 +55,21 @@ void describe(const Pipeline &pl, double t, char *why, size_t whylen)
 {
     double first, busy, span, end, out;
     pl.gpu_times(&first, &busy, &span, &end, &out);
-    char in_by[40] = "", out_at[48] = "";
+    char in_by[40] = "", out_at[48] = "", ozaki[112] = "";
     if (pl.plan.incore) snprintf(in_by, sizeof in_by, ", all in at %.1f ms", pl.uploads_done_s * 1e3);
     if (pl.bytes_out > 0) snprintf(out_at, sizeof out_at, ", the last copy out at %.1f ms", out);
+    if (pl.ozaki_jobs > 0)
+        snprintf(ozaki, sizeof ozaki,
+                 "; ozaki: %d kernels on the INT8 tensor cores, %d with float sums, %d run again by the SIMT kernels",
+                 pl.ozaki_jobs, pl.ozaki_summed, pl.ozaki_declined);
     snprintf(why, whylen,
              "pipeline: blocks %lldx%lld, %s, %zu kernels; host copies %.0f MB in, %.0f MB out, "
              "%.1f ms at %.1f GB/s; waits %.1f ms%s; GPU: first kernel at %.1f ms, kernels "
-             "busy %.1f of %.1f ms, the last done at %.1f ms%s; %.1f ms",
+             "busy %.1f of %.1f ms, the last done at %.1f ms%s%s; %.1f ms",
              (long long)pl.plan.mb, (long long)pl.plan.nb, pl.plan.incore ? "in core" : "out of core",
              pl.plan.jobs.size(), pl.bytes_in / 1e6, pl.bytes_out / 1e6, pl.copy_s * 1e3,
              pl.copy_s > 0 ? (pl.bytes_in + pl.bytes_out) / pl.copy_s * 1e-9 : 0.0, pl.wait_s * 1e3, in_by,
-             first, busy, span, end, out_at, t * 1e3);
+             first, busy, span, end, out_at, ozaki, t * 1e3);
 }
 
 std::once_flag staging_once;

@@ -91,6 +91,9 @@ bool Pipeline::enqueue_downloads()
             cudaError_t q = cudaEventQuery(run.done);
             if (q == cudaErrorNotReady) return true;
             FG_PIPE_TRY(q);
+            bool again;
+            if (!settle(to_download.front(), &again)) return false;
+            if (again) return true; // the SIMT kernels compute it now
         }
         int64_t ld;
         char *src = c_dev(jb, &ld);
@@ -189,18 +192,23 @@ char *Pipeline::b_slot_ptr(int s) const { return dB + (size_t)s * (size_t)(plan.
 
 const char *Pipeline::b_view(const Job &jb, int64_t *ld) const
 {
+    if (!plan.hb || plan.incore) return b_at(jb.c0, ld);
+    *ld = g->tb == 'N' ? plan.k : plan.nb;
+    return b_slot_ptr(b_slot_of[jb.j]);
+}
+
+// Column c0 of op(B), where B stays whole (on the device from the start, or in core).
+const char *Pipeline::b_at(int64_t c0, int64_t *ld) const
+{
     const size_t es = plan.es;
-    const int64_t c0 = jb.c0, k = plan.k;
+    const int64_t k = plan.k;
     if (!plan.hb) {
         *ld = g->ldb;
         return (const char *)g->b + (g->tb == 'N' ? c0 * g->ldb : c0) * es;
     }
-    if (plan.incore) { // B whole, packed: k x n, or n x k for B^T
-        *ld = g->tb == 'N' ? k : plan.n;
-        return dB + (g->tb == 'N' ? c0 * k : c0) * es;
-    }
-    *ld = g->tb == 'N' ? k : plan.nb;
-    return b_slot_ptr(b_slot_of[jb.j]);
+    // In core, B whole, packed: k x n, or n x k for B^T.
+    *ld = g->tb == 'N' ? k : plan.n;
+    return dB + (g->tb == 'N' ? c0 * k : c0) * es;
 }
 
 // Out of core: makes B block j resident, in the least recently used slot once its last kernel

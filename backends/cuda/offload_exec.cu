@@ -19,6 +19,12 @@ Problem problem_of(const fg_call *call)
     p.reads_c = g->beta != 0;
     p.block = call->set->block;
     p.tail_rows = call->set->tail_rows;
+    // The Ozaki scheme where FASTGEMM_OZAKI asks for it; with auto, only where the SIMT kernels
+    // would be the longer pole: their time at about 40 TFLOP/s in pieces above the copies' at
+    // about 55 GB/s, 2 m n k / 40e12 > 4 (m k + k n + m n) / 55e9. Elsewhere the scheme's faster
+    // kernels save nothing, and its kernels wait for whole blocks (no slices of k).
+    const double mnk = (double)p.m * (double)p.n * (double)p.k, moved = (double)(p.m * p.k + p.k * p.n + p.m * p.n);
+    p.whole_k = ab && fg_ozaki_wanted(call->set, g) && (call->set->ozaki == 1 || mnk > 1455 * moved);
     return p;
 }
 } // namespace
@@ -80,6 +86,12 @@ bool Pipeline::allocate()
     FG_PIPE_TRY(get(&dA, plan.a_bytes()));
     FG_PIPE_TRY(get(&dB, plan.b_bytes()));
     FG_PIPE_TRY(get(&dC, plan.c_bytes()));
+    if (plan.incore && plan.whole_k) { // without them, the SIMT kernels run every job
+        bool ok;
+        const char *note;
+        FG_PIPE_TRY(fg_ozaki_sides_alloc(g, &sides, cx.comp, &ok, &note));
+        if (ok && !prepare(plan.ha ? -1 : 0, plan.hb ? -1 : 0)) return false; // operands on the device
+    }
     FG_PIPE_TRY(cudaEventRecord(ev_alloc, cx.comp));
     FG_PIPE_TRY(cudaStreamWaitEvent(cx.comp2, ev_alloc, 0));
     FG_PIPE_TRY(cudaStreamWaitEvent(cx.up, ev_alloc, 0));
@@ -92,6 +104,7 @@ void Pipeline::release()
     for (char **p : {&dA, &dB, &dC})
         if (*p) cudaFreeAsync(*p, cx.comp);
     dA = dB = dC = nullptr;
+    fg_ozaki_sides_free(&sides, cx.comp);
 }
 
 // The kernels' streams wait for e (both, in core).
@@ -120,7 +133,39 @@ bool Pipeline::order(int ji)
     return true;
 }
 
+// On comp, the sides of the Ozaki scheme (where it has them): op(A)'s row block a_block and
+// op(B)'s column block b_block as they arrive, or (0 for an operand on the device) all of it.
+bool Pipeline::prepare(int a_block, int b_block)
+{
+    if (!sides.mem) return true;
+    if (a_block >= 0) {
+        const int64_t r0 = plan.ha ? plan.rows_at[a_block] : 0, r1 = plan.ha ? plan.rows_at[a_block + 1] : plan.m;
+        int64_t ld;
+        const char *a = a_view(r0, 0, &ld);
+        FG_PIPE_TRY(fg_ozaki_prepare_a(g, &sides, r0, r1, a, ld, cx.comp));
+    }
+    if (b_block >= 0) {
+        const int64_t c0 = plan.hb ? plan.cols_at[b_block] : 0, c1 = plan.hb ? plan.cols_at[b_block + 1] : plan.n;
+        int64_t ld;
+        const char *b = b_at(c0, &ld);
+        FG_PIPE_TRY(fg_ozaki_prepare_b(g, &sides, c0, c1, b, ld, cx.comp));
+    }
+    return true;
+}
+
 bool Pipeline::launch(int ji)
+{
+    const long fault = call->set->fault_after;
+    if (fault > 0 && ++launches == fault) return fail(cudaErrorMemoryAllocation, "kernel launch (FASTGEMM_FAULT_AFTER)");
+    if (!compute(ji, plan.incore && plan.whole_k)) return false;
+    runs[ji].launched = true;
+    return true;
+}
+
+// Job ji's kernels on its stream, then its done event: by the Ozaki scheme where `ozaki` allows
+// it, the sides are there and FASTGEMM_OZAKI asks for it (its status to cx.statuses[ji], its C
+// held back until settle), else the SIMT or DMMA kernels.
+bool Pipeline::compute(int ji, bool ozaki)
 {
     const Job &jb = plan.jobs[ji];
     const size_t es = plan.es;
@@ -132,23 +177,49 @@ bool Pipeline::launch(int ji)
     if (jb.k0 > 0) sg.beta = 1; // a later slice adds to what the earlier ones left
     int64_t lda = 0, ldb = 0, ldc;
     char *pc = c_dev(jb, &ldc);
-    const long fault = call->set->fault_after;
-    if (fault > 0 && ++launches == fault) return fail(cudaErrorMemoryAllocation, "kernel launch (FASTGEMM_FAULT_AFTER)");
+    if (!timeline.empty()) stamp(ks);
     if (fg_reads_ab(g)) {
         const char *pa = a_view(jb.r0, jb.p, &lda);
         const char *pb = b_view(jb, &ldb);
         pa += (g->ta == 'N' ? jb.k0 * lda : jb.k0) * (int64_t)es;
         pb += (g->tb == 'N' ? jb.k0 : jb.k0 * ldb) * (int64_t)es;
-        if (!timeline.empty()) stamp(ks);
-        FG_PIPE_TRY(fg_run_gemm(dev, call->set, &sg, pa, lda, pb, ldb, pc, ldc, ks));
+        bool queued = false;
+        if (ozaki && sides.mem && fg_ozaki_wanted(call->set, &sg)) {
+            const char *note;
+            FG_PIPE_TRY(cx.reserve_statuses(plan.jobs.size()));
+            FG_PIPE_TRY(fg_ozaki_queue(&sg, &sides, jb.r0, jb.c0, pa, lda, pb, ldb, pc, ldc, ks, &cx.statuses[ji],
+                                       &queued, &note));
+        }
+        runs[ji].ozaki = queued;
+        ozaki_jobs += queued;
+        if (!queued) FG_PIPE_TRY(fg_run_gemm(dev, call->set, &sg, pa, lda, pb, ldb, pc, ldc, ks));
     } else {
-        if (!timeline.empty()) stamp(ks);
         FG_PIPE_TRY(fg_run_scale_c(&sg, pc, ldc, ks));
     }
     if (!timeline.empty()) stamp(ks);
-    runs[ji].launched = true;
     FG_PIPE_TRY(cudaEventRecord(runs[ji].done, ks));
     return true;
+}
+
+// Job ji's kernels are done. Where they were the Ozaki scheme's and its status did not accept
+// the call, its C is as it was, and the SIMT kernels compute it now (*again: its done event is
+// recorded anew, and its C is not final until that one). In core only, where A, B and C stay
+// on the device and nothing else waits for the job.
+bool Pipeline::settle(int ji, bool *again)
+{
+    *again = false;
+    JobRun &run = runs[ji];
+    if (!run.ozaki) return true;
+    run.ozaki = false;
+    const Job &jb = plan.jobs[ji];
+    const fg_ozaki_status &st = cx.statuses[ji];
+    if (fg_ozaki_accepts(&st, jb.r1 - jb.r0, jb.c1 - jb.c0)) {
+        ozaki_summed += st.uncertified > 0;
+        return true;
+    }
+    ozaki_declined++;
+    *again = true;
+    return compute(ji, false);
 }
 
 bool Pipeline::execute()
@@ -163,9 +234,10 @@ bool Pipeline::execute()
     for (int attempt = 0;; attempt++) { // the memory free now may be gone when we allocate
         if (!plan.make(avail)) return fail(cudaErrorMemoryAllocation, "the pipeline's plan (device memory)");
         runs.assign(plan.jobs.size(), JobRun());
-        FG_PIPE_TRY(cx.reserve_events(plan.jobs.size() + plan.b_slots + plan.c_slots + 2));
+        FG_PIPE_TRY(cx.reserve_events(plan.jobs.size() + plan.b_slots + plan.c_slots + 3));
         ev_in = cx.events[0];
         ev_alloc = cx.events[1];
+        ev_prep = cx.events[2];
         if (allocate()) break;
         release();
         if (attempt == 3 || err != cudaErrorMemoryAllocation) return false;
@@ -175,7 +247,7 @@ bool Pipeline::execute()
     }
     const std::vector<Job> &jobs = plan.jobs;
     const bool incore = plan.incore;
-    size_t e = 2;
+    size_t e = 3;
     for (size_t ji = 0; ji < jobs.size(); ji++) {
         runs[ji].on = incore ? (int)(ji % 2) : 0;
         runs[ji].done = cx.events[e++];
@@ -208,6 +280,11 @@ bool Pipeline::execute()
                 return false;
             if (jb.b_block >= 0 && !upload_b_incore(jb.b_block, jb.k0, plan.kend(jb))) return false;
             if (!comp_wait(ev_in)) return false;
+            if (sides.mem) { // whole_k: each block arrives whole
+                if (!prepare(jb.a_block, jb.b_block)) return false;
+                FG_PIPE_TRY(cudaEventRecord(ev_prep, cx.comp));
+                FG_PIPE_TRY(cudaStreamWaitEvent(cx.comp2, ev_prep, 0));
+            }
         }
         const bool new_block = !incore && (ji == 0 || jobs[ji - 1].p != jb.p || jobs[ji - 1].j != jb.j);
         if (new_block) {
@@ -249,6 +326,13 @@ bool Pipeline::execute()
     uploads_left = false;
     while (!to_download.empty() || !in_down.empty())
         if (!wait_one() || !poll()) return false;
+    // C on the device: the Ozaki scheme's outcomes (C in host memory had them before going out).
+    for (int ji = 0; ji < (int)jobs.size(); ji++) {
+        if (!runs[ji].ozaki) continue;
+        FG_PIPE_TRY(cudaEventSynchronize(runs[ji].done));
+        bool again;
+        if (!settle(ji, &again)) return false;
+    }
     FG_PIPE_TRY(cudaStreamSynchronize(cx.comp));
     FG_PIPE_TRY(cudaStreamSynchronize(cx.comp2));
     FG_PIPE_TRY(cudaStreamSynchronize(cx.up));

@@ -28,6 +28,7 @@ namespace fg_offload {
 struct JobRun {
     int64_t chunks = 0, queued = 0, saved = 0; // its copy out: chunks, enqueued, written to C
     bool launched = false;
+    bool ozaki = false;         // the Ozaki scheme's, its status (cx.statuses) not yet read
     int on = 0;                 // its kernel's stream: 0 comp, 1 comp2
     cudaEvent_t done = nullptr; // after its kernel
 };
@@ -40,6 +41,9 @@ struct Pipeline {
     Plan plan;
     std::vector<JobRun> runs;
     char *dA = nullptr, *dB = nullptr, *dC = nullptr;
+    // In core with whole_k, where the memory could be had: the operands prepared for the Ozaki
+    // scheme, each block once as it arrives (those on the device at the start).
+    fg_ozaki_sides sides = {};
     // Free slots of the ring, the least recently freed first. A copy out takes the front: the
     // DMA's writes to pinned memory that the host's cores have just read (a copy into C) wait
     // for those cores' caches to let go of the lines. Copies in take the back.
@@ -50,10 +54,13 @@ struct Pipeline {
     std::vector<int64_t> b_stamp;
     std::vector<int> c_last_job; // C slot: its last job
     std::vector<cudaEvent_t> b_ready, c_free;
-    cudaEvent_t ev_in = nullptr, ev_alloc = nullptr;
+    cudaEvent_t ev_in = nullptr, ev_alloc = nullptr, ev_prep = nullptr;
     cudaError_t err = cudaSuccess;
     const char *failed_call = "";
     long launches = 0;
+    // The kernels the Ozaki scheme ran; of those, the ones the SIMT kernels ran again (their
+    // status did not accept the call), and those with entries summed in float.
+    int ozaki_jobs = 0, ozaki_declined = 0, ozaki_summed = 0;
     // For the trace line: host copies and waits.
     double copy_s = 0, wait_s = 0;
     size_t bytes_in = 0, bytes_out = 0;
@@ -82,6 +89,9 @@ struct Pipeline {
     bool comp_wait(cudaEvent_t e);
     bool order(int ji);
     bool launch(int ji);
+    bool compute(int ji, bool ozaki);
+    bool settle(int ji, bool *again);
+    bool prepare(int a_block, int b_block);
 
     // offload_copies.cu
     bool poll();
@@ -98,6 +108,7 @@ struct Pipeline {
     bool upload_a(int64_t r0, int64_t r1, int p, int64_t k0, int64_t k1);
     char *b_slot_ptr(int s) const;
     const char *b_view(const Job &jb, int64_t *ld) const;
+    const char *b_at(int64_t c0, int64_t *ld) const;
     bool ensure_b(int j, int64_t stamp);
     bool upload_b_incore(int j, int64_t k0, int64_t k1);
 

@@ -20,8 +20,11 @@ int64_t block_size(const Problem &p)
     // where 3072 x 3072 leaves a third of the last wave empty. Doubles keep 2048 at 8192: their
     // copies take longer than their kernels, and what counts there is the compute left after
     // the last block is in (the last column block of C).
+    // With whole_k (the Ozaki scheme's kernels, 2-3x faster than the SIMT ones and not sliced),
+    // floats keep a quarter up to 12288: the GPU waits for the first blocks whole, and the sooner
+    // they are in, the sooner it starts.
     const int64_t big = std::max(p.m, p.n);
-    const int64_t large = p.es == 4 ? 8192 : 12288;
+    const int64_t large = p.es == 4 && !p.whole_k ? 8192 : 12288;
     return big >= large ? 4096 : std::min<int64_t>(4096, std::max<int64_t>(512, (big / 4 + 255) / 256 * 256));
 }
 
@@ -120,7 +123,7 @@ void Plan::schedule_incore()
     // arrival is mostly in before the GPU gets to it, and thin slices only run slower kernels.
     // Doubles, whose copies take twice as long, keep 8 slices for each sliced arrival.
     const int64_t kmin = es == 4 ? 1024 : 2048;
-    const bool can_slice = std::min(m, mb) >= 2048 && std::min(n, nb) >= 2048 && k >= 2 * kmin;
+    const bool can_slice = !whole_k && std::min(m, mb) >= 2048 && std::min(n, nb) >= 2048 && k >= 2 * kmin;
     auto slice_k = [&](int arr) -> int64_t { // the depth of arrival arr's slices
         const int64_t s = std::min<int64_t>(es == 4 ? 8 >> arr : 8, k / kmin);
         return !can_slice || s < 2 ? k : ((k + s - 1) / s + 63) / 64 * 64;

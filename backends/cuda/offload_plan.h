@@ -22,6 +22,8 @@ struct Problem {
     bool reads_c;      // beta != 0: C comes in before its first kernel
     int64_t block;     // rows/columns of a block, 0: by size (block_size)
     int64_t tail_rows; // the rows of the call's last kernels (hc, in core), 0: as the others
+    bool whole_k;      // every kernel takes all of k (no slices): the Ozaki scheme's may run,
+                       // whose C waits for its status (offload_exec.cu)
 };
 
 // One kernel: C(r0:r1, c0:c1) += op(A)(r0:r1, k0:kend) op(B)(k0:kend, c0:c1).

@@ -57,4 +57,17 @@ cudaError_t Context::reserve_events(size_t n)
     return cudaSuccess;
 }
 
+cudaError_t Context::reserve_statuses(size_t n)
+{
+    if (n <= status_count) return cudaSuccess;
+    n = std::max<size_t>(n, 64);
+    void *p = nullptr;
+    const cudaError_t err = cudaHostAlloc(&p, n * sizeof(fg_ozaki_status), cudaHostAllocDefault);
+    if (err != cudaSuccess) return err;
+    if (statuses) cudaFreeHost(statuses);
+    statuses = static_cast<fg_ozaki_status *>(p);
+    status_count = n;
+    return cudaSuccess;
+}
+
 } // namespace fg_offload

@@ -6,6 +6,7 @@
 #define FG_OFFLOAD_RING_H
 
 #include "common/fg.h"
+#include "kernels/kernels.h"
 
 #include <cuda_runtime.h>
 
@@ -31,11 +32,15 @@ struct Context {
     std::vector<Slot> slots;
     size_t slot_bytes = 0;
     std::vector<cudaEvent_t> events; // grown as calls need more, kept
+    fg_ozaki_status *statuses = nullptr; // pinned, one per kernel of a call: the Ozaki scheme's
+    size_t status_count = 0;             // status comes back without a wait
 
     // The ring of about pinned_bytes in slots of up to slot_max bytes, once.
     cudaError_t init(size_t pinned_bytes, size_t slot_max);
     // At least n events in `events`.
     cudaError_t reserve_events(size_t n);
+    // At least n statuses (between calls: nothing may still be copying into them).
+    cudaError_t reserve_statuses(size_t n);
 };
 
 // Device dev's context (0 <= dev < FG_MAX_DEVICES).

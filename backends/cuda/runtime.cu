@@ -76,20 +76,35 @@ void fg_cuda_describe(char *why, size_t len, const char *call, cudaError_t e)
     snprintf(why, len, "%.*s: %s", n, call, cudaGetErrorString(e));
 }
 
+// The forced family (FASTGEMM_KERNEL) for g's type, or FG_FAMILY_ANY with *config -1. A forced
+// configuration serves its type only; the tiled kernel serves both.
+static int forced_for(const fg_settings *set, const fg_gemm_args *g, int *config)
+{
+    forced_name = set->kernel; // the same every call: the settings are read once
+    pthread_once(&forced_once, resolve_forced);
+    int family = forced_family;
+    *config = forced_config;
+    if ((family == FG_FAMILY_SIMT && g->dt != FG_F32) || (family == FG_FAMILY_DMMA && g->dt != FG_F64))
+        family = FG_FAMILY_ANY, *config = -1;
+    return family;
+}
+
+bool fg_ozaki_wanted(const fg_settings *set, const fg_gemm_args *g)
+{
+    int config;
+    return g->dt == FG_F32 && forced_for(set, g, &config) == FG_FAMILY_ANY &&
+           (set->ozaki == 1 || (set->ozaki == 2 && fg_kernel_ozaki_pays(g)));
+}
+
 cudaError_t fg_run_gemm(int dev, const fg_settings *set, const fg_gemm_args *g, const void *a,
                         int64_t lda, const void *b, int64_t ldb, void *c, int64_t ldc, cudaStream_t s,
                         bool ozaki, const char **note)
 {
     if (note) *note = nullptr;
-    forced_name = set->kernel; // the same every call: the settings are read once
-    pthread_once(&forced_once, resolve_forced);
     fg_kernel_timeline_file = set->timeline_file;
-    // A forced configuration serves its type only; the tiled kernel serves both.
-    int family = forced_family, config = forced_config;
-    if ((family == FG_FAMILY_SIMT && g->dt != FG_F32) || (family == FG_FAMILY_DMMA && g->dt != FG_F64))
-        family = FG_FAMILY_ANY, config = -1;
-    if (ozaki && g->dt == FG_F32 && family == FG_FAMILY_ANY && // FASTGEMM_OZAKI=on, or auto where it pays
-        (set->ozaki == 1 || (set->ozaki == 2 && fg_kernel_ozaki_pays(g)))) {
+    int config;
+    const int family = forced_for(set, g, &config);
+    if (ozaki && fg_ozaki_wanted(set, g)) { // FASTGEMM_OZAKI=on, or auto where it pays
         bool done = false;
         const char *said = nullptr;
         const cudaError_t e = fg_run_ozaki(g, a, lda, b, ldb, c, ldc, s, &done, &said);

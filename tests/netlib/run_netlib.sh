@@ -3,7 +3,7 @@
 # Debian's libblas-test (xblat3s, xblat3d, xscblat3, xdcblat3) with LD_PRELOAD=LIB and error-exit
 # tests on, reads its report, and requires ROUTINE (SGEMM, DGEMM, cblas_sgemm, cblas_dgemm) to
 # have PASSED every test, and the trace to show libfastgemm ran the calls (EXPECT: cpu, gpu, omp,
-# any).
+# any); with FASTGEMM_OZAKI=on and EXPECT gpu, some of them by the Ozaki scheme.
 # The testers' own folder goes first on LD_LIBRARY_PATH: it holds the reference libblas.so.3,
 # whose CBLAS globals (RowMajorStrg) the CBLAS testers need.
 set -u
@@ -44,4 +44,11 @@ fi
 # that names the CPU BLAS.
 grep -iE "^fastgemm: ([a-z_]*$(echo "$routine" | tr 'A-Z' 'a-z' | sed 's/^cblas_//')|cpu-blas=)" trace > trace.routine 2>/dev/null
 sh "$here/../check_trace.sh" trace.routine "$expect" || fail=1
+# With FASTGEMM_OZAKI=on (float testers on the GPU), the scheme must have run some of the calls
+# (the pipeline's trace line counts its kernels).
+ozaki=$(grep -c 'ozaki: [1-9]' trace.routine)
+echo "calls traced: $(wc -l < trace.routine); through the Ozaki scheme: $ozaki"
+if [ "${FASTGEMM_OZAKI:-off}" = on ] && [ "$expect" = gpu ] && [ "$ozaki" -eq 0 ]; then
+  echo "FAIL: FASTGEMM_OZAKI=on, and no call went through the Ozaki scheme"; fail=1
+fi
 exit $fail
