@@ -90,6 +90,7 @@ bool Pipeline::allocate()
         bool ok;
         const char *note;
         FG_PIPE_TRY(fg_ozaki_sides_alloc(g, &sides, cx.comp, &ok, &note));
+        if (ok) FG_PIPE_TRY(cx.reserve_statuses(plan.jobs.size())); // before any status is copied
         if (ok && !prepare(plan.ha ? -1 : 0, plan.hb ? -1 : 0)) return false; // operands on the device
     }
     FG_PIPE_TRY(cudaEventRecord(ev_alloc, cx.comp));
@@ -186,7 +187,6 @@ bool Pipeline::compute(int ji, bool ozaki)
         bool queued = false;
         if (ozaki && sides.mem && fg_ozaki_wanted(call->set, &sg)) {
             const char *note;
-            FG_PIPE_TRY(cx.reserve_statuses(plan.jobs.size()));
             FG_PIPE_TRY(fg_ozaki_queue(&sg, &sides, jb.r0, jb.c0, pa, lda, pb, ldb, pc, ldc, ks, &cx.statuses[ji],
                                        &queued, &note));
         }
