@@ -96,8 +96,8 @@ FG_HIDDEN int fg_kernel_ozaki_moduli(int64_t k);
 FG_HIDDEN int fg_kernel_ozaki_pays(const fg_gemm_args *g);
 // A side of `count` vectors of depth k for t moduli, in fg_kernel_ozaki_side_bytes of device
 // memory (fg_kernel_ozaki_side lays it out); fg_kernel_ozaki_prepare fills its vectors [v0, v0 +
-// count) from x: vector v's entry p at x[v ld + p] (k_contiguous) or x[v + p ld]. Blocks of
-// vectors may be prepared apart, each once, in any order.
+// count) from x: entry p of vector v0 + v at x[v ld + p] (k_contiguous) or x[v + p ld]. Blocks
+// of vectors may be prepared apart, each once, in any order.
 typedef struct {
     int8_t *planes;       // t + 1 planes (t residues, then the guard's 7-bit magnitudes) of
     int64_t stride, kp;   // `stride` rows of kp bytes (k padded with zeros)
