@@ -1,13 +1,15 @@
 /* ozaki.c: the Ozaki scheme II on the CPU (ozaki.h says what and why). Plain loops, exact
  * integer arithmetic (int8 residues, int32 sums as the tensor cores keep them, __int128 for the
- * Chinese remainder theorem), for the tests: small problems only. */
+ * Chinese remainder theorem), for the tests: small problems only. Float inputs are widened to
+ * double (exactly) and take the double path's steps. */
 #include "ozaki.h"
 
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
-const int fg_ozaki_moduli[FG_OZAKI_MAX_MODULI] = {256, 255, 253, 251, 247, 241, 239, 233, 229, 227, 223, 217};
+const int fg_ozaki_moduli[FG_OZAKI_MAX_MODULI] = {256, 255, 253, 251, 247, 241, 239, 233,
+                                                  229, 227, 223, 217, 211, 199, 197, 193};
 
 static __int128 product_of_moduli(int t)
 {
@@ -19,10 +21,13 @@ static __int128 product_of_moduli(int t)
 int fg_ozaki_beta(int t, int64_t k)
 {
     if (t < 1 || t > FG_OZAKI_MAX_MODULI || k < 1) return -1;
-    const __int128 M = product_of_moduli(t);
-    /* 2k 2^(2 beta) < M; k < 2^17 and beta <= 54 keep the left side below 2^127. */
-    for (int beta = 54; beta >= 1; beta--)
-        if (((__int128)(2 * k) << (2 * beta)) < M) return beta;
+    const __int128 M = product_of_moduli(t); /* below 2^126 */
+    int bits = 0;                           /* 2k < 2^bits */
+    while (bits < 64 && ((uint64_t)2 * (uint64_t)k) >> bits) bits++;
+    /* 2k 2^(2 beta) < M; where bits + 2 beta > 126 the left side is at least 2^126 > M (and the
+     * shift would overflow). */
+    for (int beta = 62; beta >= 1; beta--)
+        if (bits + 2 * beta <= 126 && ((__int128)(2 * k) << (2 * beta)) < M) return beta;
     return -1;
 }
 
@@ -46,13 +51,12 @@ static int8_t residue(int64_t x, int m)
 }
 
 /* The largest magnitude of a row of A or column of B (len entries, step apart), and their sum. */
-static float max_and_sum(const float *x, int64_t step, int64_t len, double *sum)
+static double max_and_sum(const double *x, int64_t step, int64_t len, double *sum)
 {
-    float xmax = 0;
-    double s = 0;
+    double xmax = 0, s = 0;
     for (int64_t p = 0; p < len; p++) {
-        xmax = fmaxf(xmax, fabsf(x[p * step]));
-        s += fabs((double)x[p * step]);
+        xmax = fmax(xmax, fabs(x[p * step]));
+        s += fabs(x[p * step]);
     }
     *sum = s;
     return xmax;
@@ -61,19 +65,19 @@ static float max_and_sum(const float *x, int64_t step, int64_t len, double *sum)
 /* One row of A or column of B (len entries, step apart) as integers on its own power of two:
  * e with 2^e max|x| < 2^beta, so that the rounded integers are at most 2^beta; out[p * out_step]
  * = round(2^e x_p); *unit = 2^-e (0 for a vector of zeros, whose integers are 0). Returns e. */
-static int to_integers(const float *x, int64_t step, int64_t len, int beta, int64_t *out, int64_t out_step,
+static int to_integers(const double *x, int64_t step, int64_t len, int beta, int64_t *out, int64_t out_step,
                        double *unit)
 {
     double sum;
-    const float xmax = max_and_sum(x, step, len, &sum);
-    const int e = xmax > 0 ? beta - 1 - ilogbf(xmax) : 0;
+    const double xmax = max_and_sum(x, step, len, &sum);
+    const int e = xmax > 0 ? beta - 1 - ilogb(xmax) : 0;
     *unit = xmax > 0 ? ldexp(1.0, -e) : 0.0;
-    for (int64_t p = 0; p < len; p++) out[p * out_step] = (int64_t)nearbyint(ldexp((double)x[p * step], e));
+    for (int64_t p = 0; p < len; p++) out[p * out_step] = (int64_t)nearbyint(ldexp(x[p * step], e));
     return e;
 }
 
-int fg_ozaki_gemm(int64_t m, int64_t n, int64_t k, const float *a, int64_t lda, const float *b,
-                  int64_t ldb, int t, double *d, int64_t ldd, double *unit_a, double *unit_b)
+int fg_ozaki_dgemm(int64_t m, int64_t n, int64_t k, const double *a, int64_t lda, const double *b,
+                   int64_t ldb, int t, double *d, int64_t ldd, double *unit_a, double *unit_b)
 {
     const int beta = fg_ozaki_beta(t, k);
     if (beta < 1 || k >= ((int64_t)1 << 17) || m < 0 || n < 0) return -1;
@@ -123,8 +127,9 @@ out:
     return rc;
 }
 
-int64_t fg_ozaki_certify(int64_t m, int64_t n, int64_t k, const float *a, int64_t lda, const float *b,
-                         int64_t ldb, int t, unsigned char *ok)
+/* fg_ozaki_certify and fg_ozaki_dcertify, for the bound k u (|A||B|)_ij. */
+static int64_t certify(int64_t m, int64_t n, int64_t k, const double *a, int64_t lda, const double *b,
+                       int64_t ldb, int t, double u, unsigned char *ok)
 {
     const int beta = fg_ozaki_beta(t, k);
     if (beta < 1 || k >= ((int64_t)1 << 17) || m < 0 || n < 0) return -1;
@@ -138,16 +143,16 @@ int64_t fg_ozaki_certify(int64_t m, int64_t n, int64_t k, const float *a, int64_
     /* Per row (column): half the scheme's unit, 2^(-e - 1) (to_integers' e), the sum of
      * magnitudes, and the magnitudes rounded down to integers below 128 on 2^qe. */
     for (int64_t i = 0; i < m; i++) {
-        const float xmax = max_and_sum(a + i, lda, k, &sum_a[i]);
-        half_a[i] = xmax > 0 ? ldexp(1.0, ilogbf(xmax) - beta) : 0;
-        qe_a[i] = xmax > 0 ? 6 - ilogbf(xmax) : 0;
-        for (int64_t p = 0; p < k; p++) qa[i + p * m] = (int8_t)floor(ldexp(fabs((double)a[i + p * lda]), qe_a[i]));
+        const double xmax = max_and_sum(a + i, lda, k, &sum_a[i]);
+        half_a[i] = xmax > 0 ? ldexp(1.0, ilogb(xmax) - beta) : 0;
+        qe_a[i] = xmax > 0 ? 6 - ilogb(xmax) : 0;
+        for (int64_t p = 0; p < k; p++) qa[i + p * m] = (int8_t)floor(ldexp(fabs(a[i + p * lda]), qe_a[i]));
     }
     for (int64_t j = 0; j < n; j++) {
-        const float xmax = max_and_sum(b + j * ldb, 1, k, &sum_b[j]);
-        half_b[j] = xmax > 0 ? ldexp(1.0, ilogbf(xmax) - beta) : 0;
-        qe_b[j] = xmax > 0 ? 6 - ilogbf(xmax) : 0;
-        for (int64_t p = 0; p < k; p++) qb[p + j * k] = (int8_t)floor(ldexp(fabs((double)b[p + j * ldb]), qe_b[j]));
+        const double xmax = max_and_sum(b + j * ldb, 1, k, &sum_b[j]);
+        half_b[j] = xmax > 0 ? ldexp(1.0, ilogb(xmax) - beta) : 0;
+        qe_b[j] = xmax > 0 ? 6 - ilogb(xmax) : 0;
+        for (int64_t p = 0; p < k; p++) qb[p + j * k] = (int8_t)floor(ldexp(fabs(b[p + j * ldb]), qe_b[j]));
     }
     certified = 0;
     for (int64_t j = 0; j < n; j++)
@@ -156,9 +161,11 @@ int64_t fg_ozaki_certify(int64_t m, int64_t n, int64_t k, const float *a, int64_
             for (int64_t p = 0; p < k; p++) q += (int32_t)qa[i + p * m] * qb[p + j * k];
             const double lower = ldexp((double)q, -qe_a[i] - qe_b[j]); /* <= (|A||B|)_ij */
             const double e = half_a[i] * sum_b[j] + half_b[j] * (sum_a[i] + (double)k * half_a[i]);
-            /* D's conversion to double adds 2^-53 |D| <= 2^-53 ((|A||B|)_ij + E); the factor
-             * 1 + (k + 2) 2^-52 covers the rounding of the double sums in e; lower is exact. */
-            const int c = e * (1 + (double)(k + 2) * 0x1p-52) <= ((double)k * 0x1p-24 - 0x1p-52) * lower;
+            /* D's conversion to double adds 2^-53 |D| <= 2^-53 ((|A||B|)_ij + E), so E (1 + 2^-53)
+             * <= (k u - 2^-53) (|A||B|)_ij suffices, and 2^-52 covers it; the factor 1 + (k + 2)
+             * 2^-52 covers the rounding of the double sums in e; lower and k u - 2^-52 are exact
+             * (k < 2^17). */
+            const int c = e * (1 + (double)(k + 2) * 0x1p-52) <= ((double)k * u - 0x1p-52) * lower;
             ok[i + j * m] = (unsigned char)c;
             certified += c;
         }
@@ -167,3 +174,44 @@ out:
     return certified;
 }
 
+/* Whether fg_ozaki_dgemm would take the call: t moduli give beta >= 1 at k, k < 2^17. */
+static int takes(int64_t m, int64_t n, int64_t k, int t)
+{
+    return m >= 0 && n >= 0 && k < ((int64_t)1 << 17) && fg_ozaki_beta(t, k) >= 1;
+}
+
+/* A (rows x cols, ld) widened to double, dense (leading dimension rows); NULL on failure. */
+static double *widen(const float *x, int64_t ld, int64_t rows, int64_t cols)
+{
+    double *w = malloc(sizeof(double) * (size_t)(rows * cols + 1));
+    if (w)
+        for (int64_t j = 0; j < cols; j++)
+            for (int64_t i = 0; i < rows; i++) w[i + j * rows] = x[i + j * ld];
+    return w;
+}
+
+int fg_ozaki_gemm(int64_t m, int64_t n, int64_t k, const float *a, int64_t lda, const float *b,
+                  int64_t ldb, int t, double *d, int64_t ldd, double *unit_a, double *unit_b)
+{
+    if (!takes(m, n, k, t)) return -1;
+    double *aw = widen(a, lda, m, k), *bw = widen(b, ldb, k, n);
+    const int rc = aw && bw ? fg_ozaki_dgemm(m, n, k, aw, m, bw, k, t, d, ldd, unit_a, unit_b) : -1;
+    free(aw), free(bw);
+    return rc;
+}
+
+int64_t fg_ozaki_certify(int64_t m, int64_t n, int64_t k, const float *a, int64_t lda, const float *b,
+                         int64_t ldb, int t, unsigned char *ok)
+{
+    if (!takes(m, n, k, t)) return -1;
+    double *aw = widen(a, lda, m, k), *bw = widen(b, ldb, k, n);
+    const int64_t rc = aw && bw ? certify(m, n, k, aw, m, bw, k, t, 0x1p-24, ok) : -1;
+    free(aw), free(bw);
+    return rc;
+}
+
+int64_t fg_ozaki_dcertify(int64_t m, int64_t n, int64_t k, const double *a, int64_t lda, const double *b,
+                          int64_t ldb, int t, unsigned char *ok)
+{
+    return certify(m, n, k, a, lda, b, ldb, t, 0x1p-53, ok);
+}

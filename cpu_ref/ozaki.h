@@ -1,8 +1,8 @@
-/* ozaki.h: the Ozaki scheme II on the CPU, in its simplest exact form: the method the
- * tensor-core SGEMM path of issue 51 is to run (perf/notes/tensor-core-sgemm.md), kept here as
- * the reference its kernels will be checked against (not part of the library).
+/* ozaki.h: the Ozaki scheme II on the CPU, in its simplest exact form: the method of issue 51's
+ * tensor-core SGEMM path (perf/notes/tensor-core-sgemm.md) and of its DGEMM path to come, kept
+ * here as the reference their kernels are checked against (not part of the library).
  *
- * D = A B for float A (m x k) and B (k x n), column-major, no transposes:
+ * D = A B for float or double A (m x k) and B (k x n), column-major, no transposes:
  *   1. Each row i of A is scaled by 2^e_i and each column j of B by 2^f_j, then rounded to
  *      integers A', B' with |A'|, |B'| <= 2^beta (beta from the moduli and k: fg_ozaki_beta).
  *   2. For each modulus m_l (pairwise coprime, at most 256), A' and B' mod m_l fit int8
@@ -23,13 +23,14 @@
 extern "C" {
 #endif
 
-#define FG_OZAKI_MAX_MODULI 12
+/* 16 moduli: M below 2^126, so that the exact CRT sums fit a signed __int128. */
+#define FG_OZAKI_MAX_MODULI 16
 
 /* The moduli, pairwise coprime, largest first (256 and odd numbers below it). */
 extern const int fg_ozaki_moduli[FG_OZAKI_MAX_MODULI];
 
-/* The largest beta with 2 k 2^(2 beta) < prod of the first t moduli (the integers' bits), or
- * -1 where none is at least 1. */
+/* The largest beta with 2 k 2^(2 beta) < prod of the first t moduli (the integers' bits), at
+ * most 62 (int64 integers), or -1 where none is at least 1. */
 int fg_ozaki_beta(int t, int64_t k);
 
 /* D = A B by the scheme with the first t moduli (1 to FG_OZAKI_MAX_MODULI), d column-major
@@ -49,6 +50,18 @@ int fg_ozaki_gemm(int64_t m, int64_t n, int64_t k, const float *a, int64_t lda, 
  * conditions). */
 int64_t fg_ozaki_certify(int64_t m, int64_t n, int64_t k, const float *a, int64_t lda, const float *b,
                          int64_t ldb, int t, unsigned char *ok);
+
+/* The same for double A and B (the DGEMM path): the same steps, the integers up to 2^beta in
+ * int64 (16 moduli give beta = 57 at k = 1024, 55 at k = 8192). */
+int fg_ozaki_dgemm(int64_t m, int64_t n, int64_t k, const double *a, int64_t lda, const double *b,
+                   int64_t ldb, int t, double *d, int64_t ldd, double *unit_a, double *unit_b);
+
+/* fg_ozaki_certify for fg_ozaki_dgemm's D: the bound is DGEMM's, k u (|A||B|)_ij with u = 2^-53,
+ * so the conversion of D to double (2^-53 |D|) takes one of its k units (where D underflows,
+ * its absolute error of 2^-1075 is outside this bound, as it is outside DGEMM's); an
+ * uncertified entry is to be computed as DGEMM would. */
+int64_t fg_ozaki_dcertify(int64_t m, int64_t n, int64_t k, const double *a, int64_t lda, const double *b,
+                          int64_t ldb, int t, unsigned char *ok);
 
 #ifdef __cplusplus
 }

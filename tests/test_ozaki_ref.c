@@ -16,6 +16,14 @@
  *     classical bound k u (|A||B|)_ij, and the result, uncertified entries summed in float with
  *     FMA, lies within test_gemm's tolerance 2 (k+2) eps (|A||B|)_ij everywhere; the share
  *     certified is printed.
+ * The same for double inputs (fg_ozaki_dgemm, fg_ozaki_dcertify: the DGEMM path's reference):
+ *   - integers up to 2^50 come out exact with 16 moduli;
+ *   - every entry of every class (the double classes of make_d) within the bound, for 14 to 16
+ *     moduli at k = 1024 and for 16 at k = 8192;
+ *   - with 16 moduli, max and median componentwise error no larger than those of a DGEMM that
+ *     sums in double with FMA, on uniform, normal, cancel and rows, at k = 1024 and 8192;
+ *   - the guard at u = 2^-53: every certified entry within DGEMM's bound k u (|A||B|)_ij, and
+ *     the result, uncertified entries summed in double with FMA, within 2 (k+2) eps (|A||B|)_ij.
  * CPU only, no GPU. */
 #include "cpu_ref/ozaki.h"
 
@@ -58,6 +66,24 @@ static int64_t gcd(int64_t x, int64_t y)
     return x;
 }
 
+/* The class "rows": each row of A and column of B scaled by 2^s, s drawn from [0, spread), of
+ * float a and b or, where a is NULL, of double ad and bd. */
+static void scale_rows(int64_t m, int64_t n, int64_t k, double spread, float *a, float *b, double *ad, double *bd)
+{
+    for (int64_t i = 0; i < m; i++) {
+        const int s = (int)(uniform() * spread);
+        for (int64_t p = 0; p < k; p++)
+            if (a) a[i + p * m] = ldexpf(a[i + p * m], s);
+            else ad[i + p * m] = ldexp(ad[i + p * m], s);
+    }
+    for (int64_t j = 0; j < n; j++) {
+        const int s = (int)(uniform() * spread);
+        for (int64_t p = 0; p < k; p++)
+            if (a) b[p + j * k] = ldexpf(b[p + j * k], s);
+            else bd[p + j * k] = ldexp(bd[p + j * k], s);
+    }
+}
+
 /* A (m x k) and B (k x n) of a class, as perf/accuracy.cu makes them. */
 static void make(const char *cls, int64_t m, int64_t n, int64_t k, float *a, float *b)
 {
@@ -87,14 +113,34 @@ static void make(const char *cls, int64_t m, int64_t n, int64_t k, float *a, flo
     } else if (!strcmp(cls, "denormal")) { /* A's entries below FLT_MIN (2^-126) */
         for (int64_t q = 0; q < m * k; q++) a[q] = ldexpf(a[q], -130);
     } else if (!strcmp(cls, "rows")) {
-        for (int64_t i = 0; i < m; i++) {
-            const int s = (int)(uniform() * 30.5);
-            for (int64_t p = 0; p < k; p++) a[i + p * m] = ldexpf(a[i + p * m], s);
-        }
-        for (int64_t j = 0; j < n; j++) {
-            const int s = (int)(uniform() * 30.5);
-            for (int64_t p = 0; p < k; p++) b[p + j * k] = ldexpf(b[p + j * k], s);
-        }
+        scale_rows(m, n, k, 30.5, a, b, NULL, NULL);
+    }
+}
+
+/* A (m x k) and B (k x n) of a class in double: the float classes' shapes, with the spreads
+ * of double (wide: exponents over 53 bits; rows: scales over 60; denormal: A below 2^-1022). */
+static void make_d(const char *cls, int64_t m, int64_t n, int64_t k, double *a, double *b)
+{
+    const int64_t h = k / 2;
+    for (int64_t q = 0; q < m * k; q++) a[q] = !strcmp(cls, "normal") ? normal() : uniform();
+    for (int64_t q = 0; q < k * n; q++) b[q] = !strcmp(cls, "normal") ? normal() : uniform();
+    for (int64_t p = 0; p < h && !strcmp(cls, "cancel"); p++) /* sums of x y - x (1 + 1e-3 r) y */
+        for (int64_t i = 0; i < m; i++) a[i + (p + h) * m] = a[i + p * m] * (1.0 + 1e-3 * uniform());
+    for (int64_t j = 0; j < n && !strcmp(cls, "cancel"); j++)
+        for (int64_t p = 0; p < h; p++) b[p + h + j * k] = -b[p + j * k];
+    if (!strcmp(cls, "wide")) {
+        for (int64_t q = 0; q < m * k; q++) a[q] = ldexp(0.5 + 0.5 * fabs(a[q]), (int)(uniform() * 53.5)) * (uniform() < 0 ? -1 : 1);
+        for (int64_t q = 0; q < k * n; q++) b[q] = ldexp(0.5 + 0.5 * fabs(b[q]), (int)(uniform() * 53.5)) * (uniform() < 0 ? -1 : 1);
+    } else if (!strcmp(cls, "denormal")) {
+        for (int64_t q = 0; q < m * k; q++) a[q] = ldexp(a[q], -1030);
+    } else if (!strcmp(cls, "rows")) {
+        scale_rows(m, n, k, 60.5, NULL, NULL, a, b);
+    } else if (!strcmp(cls, "pairs")) { /* row i: (x, 2^-27 y); column j: (2^-27 z, w) */
+        for (int64_t i = 0; i < m; i++) a[i + m] = ldexp(a[i + m], -27);
+        for (int64_t j = 0; j < n; j++) b[j * k] = ldexp(b[j * k], -27);
+    } else if (!strcmp(cls, "peaked")) { /* one entry of each row 10^12 against 10^-12 */
+        for (int64_t i = 0; i < m; i++) a[i] = a[i] < 0 ? -1e12 : 1e12;
+        for (int64_t j = 0; j < n; j++) b[j * k] *= 1e-12;
     }
 }
 
@@ -104,34 +150,41 @@ static int cmp_double(const void *x, const void *y)
     return (u > v) - (u < v);
 }
 
-/* Componentwise errors |c - ref| / (|A||B|) of a float result: their max and median. */
-static void comp_errors(int64_t m, int64_t n, const float *c, const long double *ref, const long double *absab,
-                        double *max, double *median)
+/* Componentwise errors |c - ref| / (|A||B|) of a float result c, or of a double one cd where c is
+ * NULL: their max and median. */
+static void comp_errors(int64_t m, int64_t n, const float *c, const double *cd, const long double *ref,
+                        const long double *absab, double *max, double *median)
 {
     double *e = malloc(sizeof(double) * (size_t)(m * n));
     int64_t cnt = 0;
     for (int64_t q = 0; q < m * n; q++)
-        if (absab[q] > 0) e[cnt++] = (double)(fabsl((long double)c[q] - ref[q]) / absab[q]);
+        if (absab[q] > 0) e[cnt++] = (double)(fabsl((c ? (long double)c[q] : (long double)cd[q]) - ref[q]) / absab[q]);
     qsort(e, (size_t)cnt, sizeof(double), cmp_double);
     *max = cnt ? e[cnt - 1] : 0, *median = cnt ? e[cnt / 2] : 0;
     free(e);
 }
 
-/* Each entry of A B: in long double (ref), its sum of magnitudes (absab), and summed in float
- * with FMA, as the SIMT kernels do (fma). */
-static void reference(int64_t m, int64_t n, int64_t k, const float *a, const float *b, long double *ref,
-                      long double *absab, float *fma)
+/* Each entry of A B: in long double (ref), its sum of magnitudes (absab), and summed with FMA
+ * in the inputs' precision, as the SIMT kernels (float) or a DGEMM (double) do (fma or fma_d).
+ * The inputs are float (a, b) or, where a is NULL, double (ad, bd). */
+static void reference(int64_t m, int64_t n, int64_t k, const float *a, const float *b, const double *ad,
+                      const double *bd, long double *ref, long double *absab, float *fma_f, double *fma_d)
 {
     for (int64_t j = 0; j < n; j++)
         for (int64_t i = 0; i < m; i++) {
             long double s = 0, sa = 0;
             float f = 0;
+            double fd = 0;
             for (int64_t p = 0; p < k; p++) {
-                s += (long double)a[i + p * m] * b[p + j * k];
-                sa += fabsl((long double)a[i + p * m] * b[p + j * k]);
-                f = fmaf(a[i + p * m], b[p + j * k], f);
+                const double x = a ? a[i + p * m] : ad[i + p * m], y = a ? b[p + j * k] : bd[p + j * k];
+                s += (long double)x * y;
+                sa += fabsl((long double)x * y);
+                if (a) f = fmaf((float)x, (float)y, f);
+                else fd = fma(x, y, fd);
             }
-            ref[i + j * m] = s, absab[i + j * m] = sa, fma[i + j * m] = f;
+            ref[i + j * m] = s, absab[i + j * m] = sa;
+            if (a) fma_f[i + j * m] = f;
+            else fma_d[i + j * m] = fd;
         }
 }
 
@@ -146,38 +199,51 @@ static void check_moduli(void)
     for (int t = 2; t <= FG_OZAKI_MAX_MODULI; t++)
         for (int64_t k = 1; k < (1 << 17); k = k * 3 + 1) {
             const int beta = fg_ozaki_beta(t, k);
-            __int128 M = 1;
-            for (int l = 0; l < t; l++) M *= fg_ozaki_moduli[l];
+            unsigned __int128 M = 1; /* below 2^126: the shifts below stay under 2^128 */
+            for (int l = 0; l < t; l++) M *= (unsigned)fg_ozaki_moduli[l];
             if (beta < 1) continue;
-            beta_ok &= ((__int128)(2 * k) << (2 * beta)) < M && ((__int128)(2 * k) << (2 * beta + 2)) >= M;
+            beta_ok &= ((unsigned __int128)(2 * k) << (2 * beta)) < M &&
+                       (beta == 62 || ((unsigned __int128)(2 * k) << (2 * beta + 2)) >= M);
         }
-    check("beta: the largest with 2k 2^(2 beta) < M, for t = 2..12 and k up to 2^17", beta_ok);
+    check("beta: the largest with 2k 2^(2 beta) < M, for t = 2..16 and k up to 2^17", beta_ok);
     check("beta: 8 moduli at k = 1024 give 26 bits", fg_ozaki_beta(8, 1024) == 26);
+    check("beta: 16 moduli give 57 bits at k = 1024, 55 at k = 8192",
+          fg_ozaki_beta(16, 1024) == 57 && fg_ozaki_beta(16, 8192) == 55);
     double d, ua, ub;
     const float one = 1;
     check("k of 2^17 refused (int32 sums)", fg_ozaki_gemm(1, 1, 1 << 17, &one, 1, &one, 1 << 17, 8, &d, 1, &ua, &ub) == -1);
 }
 
-/* Integers up to 2^20: the scheme must return the exact product, rounded once to double. */
-static void check_exact(void)
+/* Integers up to 2^20 in float with 8 moduli, or up to 2^50 in double with 16: the scheme must
+ * return the exact product, rounded once to double. */
+static void check_exact(int dbl)
 {
     const int64_t m = 17, n = 13, k = 300;
-    float *a = malloc(sizeof(float) * m * k), *b = malloc(sizeof(float) * k * n);
+    const double top = dbl ? 0x1p50 : 0x1p20;
+    double *a = malloc(sizeof(double) * m * k), *b = malloc(sizeof(double) * k * n);
+    float *af = malloc(sizeof(float) * m * k), *bf = malloc(sizeof(float) * k * n);
     double *d = malloc(sizeof(double) * m * n), ua[17], ub[13];
-    for (int64_t q = 0; q < m * k; q++) a[q] = (float)(int64_t)(uniform() * 1048576.0);
-    for (int64_t q = 0; q < k * n; q++) b[q] = (float)(int64_t)(uniform() * 1048576.0);
-    a[0] = 1048575.f, b[0] = -1048575.f; /* the largest magnitudes */
+    for (int64_t q = 0; q < m * k; q++) a[q] = (double)(int64_t)(uniform() * top);
+    for (int64_t q = 0; q < k * n; q++) b[q] = (double)(int64_t)(uniform() * top);
+    a[0] = top - 1, b[0] = -(top - 1); /* the largest magnitudes */
     for (int64_t p = 0; p < k; p++) a[3 + p * m] = 0, b[p + 5 * k] = 0; /* A's row 3, B's column 5 */
-    int exact = fg_ozaki_gemm(m, n, k, a, m, b, k, 8, d, m, ua, ub) == 0;
+    for (int64_t q = 0; q < m * k; q++) af[q] = (float)a[q]; /* exact below 2^24 */
+    for (int64_t q = 0; q < k * n; q++) bf[q] = (float)b[q];
+    int exact = (dbl ? fg_ozaki_dgemm(m, n, k, a, m, b, k, 16, d, m, ua, ub)
+                     : fg_ozaki_gemm(m, n, k, af, m, bf, k, 8, d, m, ua, ub)) == 0;
     for (int64_t j = 0; j < n; j++)
         for (int64_t i = 0; i < m; i++) {
             __int128 s = 0;
             for (int64_t p = 0; p < k; p++) s += (__int128)(int64_t)a[i + p * m] * (int64_t)b[p + j * k];
             exact &= d[i + j * m] == (double)s;
         }
-    check("integers up to 2^20, 17x13x300, 8 moduli: the exact product", exact);
-    check("a row of zeros and a column of zeros: unit 0", ua[3] == 0 && ub[5] == 0 && ua[0] > 0);
-    free(a), free(b), free(d);
+    check(dbl ? "double: integers up to 2^50, 17x13x300, 16 moduli: the exact product"
+              : "integers up to 2^20, 17x13x300, 8 moduli: the exact product",
+          exact);
+    check(dbl ? "double: a row of zeros and a column of zeros: unit 0"
+              : "a row of zeros and a column of zeros: unit 0",
+          ua[3] == 0 && ub[5] == 0 && ua[0] > 0);
+    free(a), free(b), free(af), free(bf), free(d);
 }
 
 /* One class: the bound on every entry for each t, and (t = 8) the accuracy against SGEMM. */
@@ -189,9 +255,9 @@ static void check_class(const char *cls, int assert_vs_sgemm)
     double *d = malloc(sizeof(double) * m * n), ua[48], ub[40];
     long double *ref = malloc(sizeof(long double) * m * n), *absab = malloc(sizeof(long double) * m * n);
     make(cls, m, n, k, a, b);
-    reference(m, n, k, a, b, ref, absab, cs);
+    reference(m, n, k, a, b, NULL, NULL, ref, absab, cs, NULL);
     double smax, smed;
-    comp_errors(m, n, cs, ref, absab, &smax, &smed);
+    comp_errors(m, n, cs, NULL, ref, absab, &smax, &smed);
     for (int t = 6; t <= 8; t++) {
         int within = fg_ozaki_gemm(m, n, k, a, m, b, k, t, d, m, ua, ub) == 0;
         for (int64_t j = 0; j < n; j++)
@@ -208,7 +274,7 @@ static void check_class(const char *cls, int assert_vs_sgemm)
                 co[i + j * m] = (float)d[i + j * m];
             }
         double omax, omed;
-        comp_errors(m, n, co, ref, absab, &omax, &omed);
+        comp_errors(m, n, co, NULL, ref, absab, &omax, &omed);
         printf("%-8s t=%d beta=%2d  componentwise error max %.3e median %.3e; SGEMM (FMA in float) %.3e %.3e\n",
                cls, t, fg_ozaki_beta(t, k), omax, omed, smax, smed);
         char what[128];
@@ -222,46 +288,114 @@ static void check_class(const char *cls, int assert_vs_sgemm)
     free(a), free(b), free(cs), free(co), free(d), free(ref), free(absab);
 }
 
-/* The guard on one class (make's, or "pairs" and "peaked"), 8 moduli. */
-static void check_guard(const char *cls, int64_t k)
+/* The guard's checks on one class: every certified entry of the scheme's D within k u
+ * (|A||B|)_ij, and the result (certified entries from D, rounded to float where the FMA sums
+ * are float, cf; else double, cd) within test_gemm's tolerance 2 (k+2) eps (|A||B|)_ij, eps = 2u. */
+static void guard_verdict(const char *prefix, const char *cls, int64_t m, int64_t n, int64_t k, int64_t certified,
+                          int ran, const unsigned char *ok, const double *d, const float *cf, const double *cd,
+                          const long double *ref, const long double *absab, double u)
+{
+    int sound = ran, within = 1;
+    for (int64_t q = 0; q < m * n; q++) {
+        const long double ref_err = 1.01L * k * 0x1p-64L * absab[q]; /* the long double sum's own */
+        if (ok[q]) sound &= fabsl((long double)d[q] - ref[q]) <= k * (long double)u * absab[q] + ref_err;
+        const long double c = ok[q] ? (cf ? (long double)(float)d[q] : (long double)d[q])
+                                    : (cf ? (long double)cf[q] : (long double)cd[q]);
+        within &= fabsl(c - ref[q]) <= 4.0L * (k + 2) * (long double)u * absab[q] + ref_err;
+    }
+    printf("%s%-8s k=%4lld: %lld of %lld entries certified\n", prefix, cls, (long long)k, (long long)certified,
+           (long long)(m * n));
+    char what[128];
+    snprintf(what, sizeof what, "%sguard, %s, k = %lld: every certified entry within k u (|A||B|)", prefix, cls,
+             (long long)k);
+    check(what, sound);
+    snprintf(what, sizeof what, "%sguard, %s, k = %lld: the result within 2 (k+2) eps (|A||B|)", prefix, cls,
+             (long long)k);
+    check(what, within);
+}
+
+/* The guard on one class (make's, or "pairs" and "peaked"), 8 moduli; dbl: make_d's class in
+ * double, 16 moduli. */
+static void check_guard(const char *cls, int64_t k, int dbl)
 {
     const int64_t m = 48, n = 40;
     float *a = malloc(sizeof(float) * m * k), *b = malloc(sizeof(float) * k * n), *c = malloc(sizeof(float) * m * n);
-    double *d = malloc(sizeof(double) * m * n), ua[48], ub[40];
+    double *ad = malloc(sizeof(double) * m * k), *bd = malloc(sizeof(double) * k * n);
+    double *cd = malloc(sizeof(double) * m * n), *d = malloc(sizeof(double) * m * n), ua[48], ub[40];
     unsigned char *ok = malloc((size_t)(m * n));
     long double *ref = malloc(sizeof(long double) * m * n), *absab = malloc(sizeof(long double) * m * n);
-    make(!strcmp(cls, "pairs") || !strcmp(cls, "peaked") ? "uniform" : cls, m, n, k, a, b);
-    if (!strcmp(cls, "pairs")) /* row i: (x, 2^-11 y); column j: (2^-11 z, w) */
-        for (int64_t q = 0; q < m; q++) a[q + m] = ldexpf(a[q + m], -11);
-    if (!strcmp(cls, "pairs"))
-        for (int64_t j = 0; j < n; j++) b[j * k] = ldexpf(b[j * k], -11);
-    if (!strcmp(cls, "peaked")) {
-        for (int64_t i = 0; i < m; i++) a[i] = a[i] < 0 ? -1e6f : 1e6f;
-        for (int64_t j = 0; j < n; j++) b[j * k] *= 1e-6f;
+    int64_t certified;
+    int ran;
+    if (dbl) {
+        make_d(cls, m, n, k, ad, bd);
+        certified = fg_ozaki_dcertify(m, n, k, ad, m, bd, k, 16, ok);
+        ran = certified >= 0 && fg_ozaki_dgemm(m, n, k, ad, m, bd, k, 16, d, m, ua, ub) == 0;
+        reference(m, n, k, NULL, NULL, ad, bd, ref, absab, NULL, cd);
+    } else {
+        make(!strcmp(cls, "pairs") || !strcmp(cls, "peaked") ? "uniform" : cls, m, n, k, a, b);
+        if (!strcmp(cls, "pairs")) /* row i: (x, 2^-11 y); column j: (2^-11 z, w) */
+            for (int64_t q = 0; q < m; q++) a[q + m] = ldexpf(a[q + m], -11);
+        if (!strcmp(cls, "pairs"))
+            for (int64_t j = 0; j < n; j++) b[j * k] = ldexpf(b[j * k], -11);
+        if (!strcmp(cls, "peaked")) {
+            for (int64_t i = 0; i < m; i++) a[i] = a[i] < 0 ? -1e6f : 1e6f;
+            for (int64_t j = 0; j < n; j++) b[j * k] *= 1e-6f;
+        }
+        certified = fg_ozaki_certify(m, n, k, a, m, b, k, 8, ok);
+        ran = certified >= 0 && fg_ozaki_gemm(m, n, k, a, m, b, k, 8, d, m, ua, ub) == 0;
+        reference(m, n, k, a, b, NULL, NULL, ref, absab, c, NULL);
     }
-    const int64_t certified = fg_ozaki_certify(m, n, k, a, m, b, k, 8, ok);
-    int sound = certified >= 0 && fg_ozaki_gemm(m, n, k, a, m, b, k, 8, d, m, ua, ub) == 0, within = 1;
-    reference(m, n, k, a, b, ref, absab, c);
-    for (int64_t q = 0; q < m * n; q++) {
-        const long double ref_err = 1.01L * k * 0x1p-64L * absab[q]; /* the long double sum's own */
-        if (ok[q]) sound &= fabsl((long double)d[q] - ref[q]) <= k * 0x1p-24L * absab[q] + ref_err;
-        if (ok[q]) c[q] = (float)d[q]; /* else the float sum stays */
-        within &= fabsl((long double)c[q] - ref[q]) <= 2.0L * (k + 2) * 0x1p-23L * absab[q] + ref_err;
+    guard_verdict(dbl ? "double " : "", cls, m, n, k, certified, ran, ok, d, dbl ? NULL : c, dbl ? cd : NULL, ref,
+                  absab, dbl ? 0x1p-53 : 0x1p-24);
+    free(a), free(b), free(c), free(ad), free(bd), free(cd), free(d), free(ok), free(ref), free(absab);
+}
+
+/* One double class at depth k: the bound on every entry for t = t0..16, and (t = 16) the
+ * accuracy against DGEMM. */
+static void check_class_d(const char *cls, int64_t k, int t0, int assert_vs_dgemm)
+{
+    const int64_t m = 48, n = 40;
+    double *a = malloc(sizeof(double) * m * k), *b = malloc(sizeof(double) * k * n);
+    double *cd = malloc(sizeof(double) * m * n), *d = malloc(sizeof(double) * m * n), ua[48], ub[40];
+    long double *ref = malloc(sizeof(long double) * m * n), *absab = malloc(sizeof(long double) * m * n);
+    make_d(cls, m, n, k, a, b);
+    reference(m, n, k, NULL, NULL, a, b, ref, absab, NULL, cd);
+    double dmax, dmed;
+    comp_errors(m, n, NULL, cd, ref, absab, &dmax, &dmed);
+    for (int t = t0; t <= 16; t++) {
+        int within = fg_ozaki_dgemm(m, n, k, a, m, b, k, t, d, m, ua, ub) == 0;
+        for (int64_t j = 0; j < n; j++)
+            for (int64_t i = 0; i < m; i++) { /* check_class's bound */
+                long double bound = 0;
+                for (int64_t p = 0; p < k; p++)
+                    bound += 0.5L * ua[i] * fabsl((long double)b[p + j * k]) +
+                             (fabsl((long double)a[i + p * m]) + 0.5L * ua[i]) * 0.5L * ub[j];
+                /* the conversion to double: 2^-53 |D|, or half the least denormal (2^-1075) */
+                bound = bound * (1 + 0x1p-60L) + 0x1p-53L * fabsl((long double)d[i + j * m]) * (1 + 0x1p-52L) +
+                        0x1p-1075L + 1.01L * k * 0x1p-64L * absab[i + j * m];
+                within &= fabsl((long double)d[i + j * m] - ref[i + j * m]) <= bound;
+            }
+        double omax, omed;
+        comp_errors(m, n, NULL, d, ref, absab, &omax, &omed);
+        printf("double %-8s k=%4lld t=%d beta=%2d  componentwise error max %.3e median %.3e; DGEMM (FMA) %.3e %.3e\n",
+               cls, (long long)k, t, fg_ozaki_beta(t, k), omax, omed, dmax, dmed);
+        char what[128];
+        snprintf(what, sizeof what, "double %s, k = %lld, %d moduli: every entry within the error bound", cls,
+                 (long long)k, t);
+        check(what, within);
+        if (t == 16 && assert_vs_dgemm) {
+            snprintf(what, sizeof what, "double %s, k = %lld, 16 moduli: max and median error <= DGEMM's", cls,
+                     (long long)k);
+            check(what, omax <= dmax && omed <= dmed);
+        }
     }
-    printf("%-8s k=%4lld: %lld of %lld entries certified\n", cls, (long long)k, (long long)certified,
-           (long long)(m * n));
-    char what[128];
-    snprintf(what, sizeof what, "guard, %s: every certified entry within k u (|A||B|)", cls);
-    check(what, sound);
-    snprintf(what, sizeof what, "guard, %s: the result within test_gemm's tolerance everywhere", cls);
-    check(what, within);
-    free(a), free(b), free(c), free(d), free(ok), free(ref), free(absab);
+    free(a), free(b), free(cd), free(d), free(ref), free(absab);
 }
 
 int main(void)
 {
     check_moduli();
-    check_exact();
+    check_exact(0);
     check_class("uniform", 1);
     check_class("normal", 1);
     check_class("cancel", 1);
@@ -269,8 +403,17 @@ int main(void)
     check_class("wide", 0);
     check_class("denormal", 0);
     const char *guarded[] = {"uniform", "normal", "cancel", "rows", "wide", "denormal", "peaked"};
-    for (int i = 0; i < 7; i++) check_guard(guarded[i], 1024);
-    check_guard("pairs", 2);
+    for (int i = 0; i < 7; i++) check_guard(guarded[i], 1024, 0);
+    check_guard("pairs", 2, 0);
+
+    check_exact(1);
+    const char *classes_d[] = {"uniform", "normal", "cancel", "rows", "wide", "denormal"};
+    for (int i = 0; i < 6; i++) check_class_d(classes_d[i], 1024, 14, i < 4);
+    check_class_d("uniform", 8192, 16, 1);
+    check_class_d("normal", 8192, 16, 1);
+    const char *guarded_d[] = {"uniform", "normal", "cancel", "rows", "wide", "denormal", "peaked", "pairs"};
+    for (int i = 0; i < 8; i++) check_guard(guarded_d[i], 1024, 1);
+    check_guard("pairs", 16, 1);
     printf("%s\n", fails ? "FAILED" : "all passed");
     return fails != 0;
 }
