@@ -115,6 +115,12 @@ static void read_settings(void)
         else if (!strcasecmp(v, "auto")) s->ozaki = 2;
         else if (strcasecmp(v, "off") != 0) fg_warn("FASTGEMM_OZAKI='%s' is not off, on or auto; using off", v);
     }
+    v = env("FASTGEMM_OZAKI_D");
+    s->ozaki_d = 0;
+    if (v) {
+        if (!strcasecmp(v, "on")) s->ozaki_d = 1;
+        else if (strcasecmp(v, "off") != 0) fg_warn("FASTGEMM_OZAKI_D='%s' is not off or on; using off", v);
+    }
     s->pinned_kb = env_int("FASTGEMM_PINNED_KB", 16, (long long)16 << 20, 128 << 10,
                            "a size from 16 to 16777216 (KB); using 131072");
     s->slot_kb = env_int("FASTGEMM_SLOT_KB", 4, 1 << 20, 16 << 10,

@@ -58,20 +58,22 @@ FG_HIDDEN cudaError_t fg_kernel_launch(const fg_kernel_plan *plan, const fg_gemm
 // C = beta*C over g->m x g->n (beta = 0 writes zeros without reading C).
 FG_HIDDEN cudaError_t fg_kernel_scale_c(const fg_gemm_args *g, void *c, int64_t ldc,
                                         cudaStream_t s);
-// SGEMM by the Ozaki scheme II on the INT8 tensor cores (ozaki.cu, sm_80 and up), on stream s.
+// SGEMM and DGEMM by the Ozaki scheme II on the INT8 tensor cores (ozaki.cu, sm_80 and up), on
+// stream s.
 // Each operand is prepared once into a side: op(A)'s rows or op(B)'s columns as vectors along
 // k, scanned (each vector's exponent and sum of magnitudes; *inputs |= 1 where one holds an Inf
 // or NaN, which the scheme cannot carry) and split into t + 1 int8 planes. A product then
 // multiplies a range of op(A)'s side by a range of op(B)'s over its workspace, which begins
 // with its fg_ozaki_status:
 //   the residue GEMMs and the guard (where inputs is 0), which counts into uncertified the
-//   entries of C whose error bound it cannot hold to SGEMM's;
+//   entries of C whose error bound it cannot hold to SGEMM's (DGEMM's);
 //   then, where the status accepts the call (fg_ozaki_accepts, tested on the device), C =
 //   alpha op(A) op(B) + beta C: certified entries from the residues, the others summed in float
-//   one by one (k steps each); elsewhere C is left as it is.
+//   (double) one by one (k steps each); elsewhere C is left as it is.
 // Nothing waits for the host: the caller reads the status back when it needs the outcome.
-// alpha != 0, k > 0, a, b, c float. fg_kernel_ozaki_moduli: the moduli the scheme takes for
-// depth k, or 0 where it does not run (k of 2^17 or more: its int32 sums could overflow).
+// alpha != 0, k > 0, a, b, c all float or all double (f64). fg_kernel_ozaki_moduli: the moduli
+// the scheme takes for depth k (8 for float, 16 for double), or 0 where it does not run (k of
+// 2^17 or more: its int32 sums could overflow).
 typedef struct {
     unsigned inputs;
     unsigned unused;
@@ -84,20 +86,21 @@ typedef struct {
 #endif
 // The scheme takes an m x n call: no Inf or NaN in its inputs, and at most one entry of C in
 // 1024 that the guard does not certify (crt sums those one by one, k steps each; beyond that
-// the SIMT kernels are the faster way to SGEMM's accuracy).
+// the SIMT or DMMA kernels are the faster way to the GEMM's accuracy).
 static inline FG_HOST_DEVICE int fg_ozaki_accepts(const fg_ozaki_status *st, int64_t m, int64_t n)
 {
     return st->inputs == 0 && st->uncertified <= (unsigned long long)(m * n / 1024);
 }
-FG_HIDDEN int fg_kernel_ozaki_moduli(int64_t k);
+FG_HIDDEN int fg_kernel_ozaki_moduli(int64_t k, int f64);
 // 1 where the scheme is expected to beat the SIMT kernels for the call's shape (FASTGEMM_OZAKI=
 // auto): deep k, and neither m, n nor m n small, since its passes over memory and its t residue
 // GEMMs of padded tiles cost more than they save on shallow, skinny or small problems.
 FG_HIDDEN int fg_kernel_ozaki_pays(const fg_gemm_args *g);
-// A side of `count` vectors of depth k for t moduli, in fg_kernel_ozaki_side_bytes of device
-// memory (fg_kernel_ozaki_side lays it out); fg_kernel_ozaki_prepare fills its vectors [v0, v0 +
-// count) from x: entry p of vector v0 + v at x[v ld + p] (k_contiguous) or x[v + p ld]. Blocks
-// of vectors may be prepared apart, each once, in any order.
+// A side of `count` vectors of depth k for t moduli, of float or double (f64) inputs, in
+// fg_kernel_ozaki_side_bytes of device memory (fg_kernel_ozaki_side lays it out);
+// fg_kernel_ozaki_prepare fills its vectors [v0, v0 + count) from x (float or double, as the
+// side's): entry p of vector v0 + v at x[v ld + p] (k_contiguous) or x[v + p ld]. Blocks of
+// vectors may be prepared apart, each once, in any order.
 typedef struct {
     int8_t *planes;       // t + 1 planes (t residues, then the guard's 7-bit magnitudes) of
     int64_t stride, kp;   // `stride` rows of kp bytes (k padded with zeros)
@@ -105,10 +108,11 @@ typedef struct {
     int *e;               // each vector's exponent
     double *sum, *part;   // its sum of magnitudes, and the scan's parts of it
     int t, beta;          // the moduli, and the bits each vector is rounded to
+    int f64;              // double inputs
 } fg_ozaki_side;
 FG_HIDDEN size_t fg_kernel_ozaki_side_bytes(int64_t count, int64_t k, int t);
-FG_HIDDEN fg_ozaki_side fg_kernel_ozaki_side(void *mem, int64_t count, int64_t k, int t);
-FG_HIDDEN cudaError_t fg_kernel_ozaki_prepare(const fg_ozaki_side *side, int64_t v0, int64_t count, const float *x,
+FG_HIDDEN fg_ozaki_side fg_kernel_ozaki_side(void *mem, int64_t count, int64_t k, int t, int f64);
+FG_HIDDEN cudaError_t fg_kernel_ozaki_prepare(const fg_ozaki_side *side, int64_t v0, int64_t count, const void *x,
                                               int64_t ld, int k_contiguous, unsigned *inputs, cudaStream_t s);
 // C = alpha op(A) op(B) + beta C over g's m x n, where the status accepts the call: op(A)'s rows
 // are vectors [a0, a0 + m) of side sa, op(B)'s columns [b0, b0 + n) of sb (both of depth g->k),

@@ -2,7 +2,8 @@
 // fg_ozaki_certify), run in the epilogue of the last residue GEMM, the product of the 7-bit
 // magnitudes.
 //
-// Entry (i, j) is certified where the scheme's error bound lies within SGEMM's, k u (|A||B|)_ij:
+// Entry (i, j) is certified where the scheme's error bound lies within the precision's GEMM's,
+// k u (|A||B|)_ij (u = 2^-24 for SGEMM, 2^-53 for DGEMM):
 //   bound = h_a sum_p |b_pj| + h_b (sum_p |a_ip| + k h_a),  h_a = 2^-(ea_i + 1), h_b = 2^-(fb_j + 1)
 // (the half units of the rounding to integers; 0 for a vector of zeros, which is exact), and
 // (|A||B|)_ij from below by lower_ij 2^(2 beta - 14 - ea_i - fb_j), lower_ij the int8 GEMM of the
@@ -15,8 +16,12 @@
 
 namespace fg_ozaki {
 
-// 2^e as a double, for the exponents the scan gives (|e| < 1000).
-__device__ __forceinline__ double pow2(int e) { return __longlong_as_double((long long)(e + 1023) << 52); }
+// 2^e as a double: its bits for a normal one, else ldexp (0 or Inf where it underflows or
+// overflows; double inputs' exponents reach +-1100, their sums twice that).
+__device__ __forceinline__ double pow2(int e)
+{
+    return e >= -1022 && e <= 1023 ? __longlong_as_double((long long)(e + 1023) << 52) : ldexp(1.0, e);
+}
 
 struct GuardArgs {
     const unsigned *inputs;    // the status's inputs: nonzero, the residue GEMMs return at once
@@ -27,6 +32,7 @@ struct GuardArgs {
     int64_t m, n, k, ld;
     int beta;
     int t;                     // the batch entry (blockIdx.z) of the magnitudes' product
+    double u;                  // the unit roundoff of the GEMM whose bound it holds to
 };
 
 __device__ __forceinline__ bool certified(const GuardArgs &g, int64_t i, int64_t j, int32_t lower)
@@ -36,7 +42,8 @@ __device__ __forceinline__ bool certified(const GuardArgs &g, int64_t i, int64_t
     const double h_a = sa > 0 ? pow2(-e_a - 1) : 0, h_b = sb > 0 ? pow2(-e_b - 1) : 0;
     const double bound = h_a * sb + h_b * (sa + (double)g.k * h_a);
     const double low = (double)lower * pow2(2 * g.beta - 14 - e_a - e_b);
-    return bound * (1 + (double)(g.k + 2) * 0x1p-52) <= ((double)g.k * 0x1p-24 - 0x1p-52) * low;
+    // (An Inf bound or lower bound certifies nothing: the products of huge double inputs.)
+    return bound * (1 + (double)(g.k + 2) * 0x1p-52) <= ((double)g.k * g.u - 0x1p-52) * low && low < INFINITY;
 }
 
 // Entries (i, j) and (i + 1, j), lower_0 and lower_1 of the magnitudes' product: their flags

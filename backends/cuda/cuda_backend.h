@@ -23,8 +23,8 @@
 FG_HIDDEN void fg_cuda_describe(char *why, size_t len, const char *call, cudaError_t e);
 
 // runtime.cu: one GEMM on device pointers on stream s of device dev (current), alpha != 0 and
-// k > 0: with ozaki, SGEMM by the Ozaki scheme where FASTGEMM_OZAKI asks for it and it can take
-// the call (ozaki.cu; it synchronises s), else the operands packed where FASTGEMM_PACK says
+// k > 0: with ozaki, SGEMM (DGEMM) by the Ozaki scheme where FASTGEMM_OZAKI (FASTGEMM_OZAKI_D)
+// asks for it and it can take the call (ozaki.cu; it synchronises s), else the operands packed where FASTGEMM_PACK says
 // (pack.cu), then the kernel the settings (FASTGEMM_KERNEL, _SPLIT_K, _STREAM_K) and the tables
 // choose, its workspace from the pool. *note (where note is not null): what the Ozaki setting
 // did, for the trace, or NULL.
@@ -36,8 +36,8 @@ FG_HIDDEN cudaError_t fg_run_gemm(int dev, const fg_settings *set, const fg_gemm
 // (kernels.h), on stream s of the current device.
 // fg_run_ozaki, for device operands, queues it all and synchronises s: *done false, with C
 // untouched, where the scheme did not take the call (k too deep, an Inf or NaN in A or B, too
-// many entries its guard cannot certify, no workspace): the SIMT kernels then run it. *note:
-// which, for the trace.
+// many entries its guard cannot certify, no workspace): the SIMT (DMMA) kernels then run it.
+// *note: which, for the trace.
 FG_HIDDEN cudaError_t fg_run_ozaki(const fg_gemm_args *g, const void *a, int64_t lda, const void *b,
                                    int64_t ldb, void *c, int64_t ldc, cudaStream_t s, bool *done,
                                    const char **note);
@@ -50,7 +50,8 @@ FG_HIDDEN cudaError_t fg_run_ozaki(const fg_gemm_args *g, const void *a, int64_t
 // sides and whose columns of op(B) at column c0, from a and b as fg_run_gemm gets them, into c;
 // it writes C only where its status accepts the call (fg_ozaki_accepts), the status copied to
 // *status (pinned, for the copy not to wait); *queued false, nothing queued, where it could
-// get no workspace. fg_ozaki_outcome: the trace's words for a status that has come back.
+// get no workspace. fg_ozaki_outcome: the trace's words for a status that has come back, of a
+// product over t moduli.
 typedef struct {
     void *mem;
     fg_ozaki_side a, b;
@@ -66,9 +67,9 @@ FG_HIDDEN cudaError_t fg_ozaki_prepare_b(const fg_gemm_args *g, fg_ozaki_sides *
 FG_HIDDEN cudaError_t fg_ozaki_queue(const fg_gemm_args *g, const fg_ozaki_sides *sd, int64_t r0, int64_t c0,
                                      const void *a, int64_t lda, const void *b, int64_t ldb, void *c, int64_t ldc,
                                      cudaStream_t s, fg_ozaki_status *status, bool *queued, const char **note);
-FG_HIDDEN const char *fg_ozaki_outcome(const fg_ozaki_status *st, int64_t m, int64_t n);
-// FASTGEMM_OZAKI asks for the scheme on this call (on; auto where fg_kernel_ozaki_pays), and no
-// forced kernel stands against it (runtime.cu).
+FG_HIDDEN const char *fg_ozaki_outcome(const fg_ozaki_status *st, int64_t m, int64_t n, int t);
+// FASTGEMM_OZAKI asks for the scheme on this SGEMM call (on; auto where fg_kernel_ozaki_pays), or
+// FASTGEMM_OZAKI_D on this DGEMM call (on), and no forced kernel stands against it (runtime.cu).
 FG_HIDDEN bool fg_ozaki_wanted(const fg_settings *set, const fg_gemm_args *g);
 // C = beta*C over g->m x g->n on the device (beta = 0 writes zeros without reading C).
 FG_HIDDEN cudaError_t fg_run_scale_c(const fg_gemm_args *g, void *c, int64_t ldc, cudaStream_t s);

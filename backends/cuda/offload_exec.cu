@@ -24,7 +24,8 @@ Problem problem_of(const fg_call *call)
     // about 55 GB/s, 2 m n k / 40e12 > 4 (m k + k n + m n) / 55e9. Elsewhere the scheme's faster
     // kernels save nothing, and its kernels wait for whole blocks (no slices of k).
     const double mnk = (double)p.m * (double)p.n * (double)p.k, moved = (double)(p.m * p.k + p.k * p.n + p.m * p.n);
-    p.whole_k = ab && fg_ozaki_wanted(call->set, g) && (call->set->ozaki == 1 || mnk > 1455 * moved);
+    // DGEMM's scheme takes device operands only.
+    p.whole_k = ab && g->dt == FG_F32 && fg_ozaki_wanted(call->set, g) && (call->set->ozaki == 1 || mnk > 1455 * moved);
     return p;
 }
 } // namespace

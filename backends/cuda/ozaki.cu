@@ -1,10 +1,11 @@
-// ozaki.cu: SGEMM on the INT8 tensor cores by the Ozaki scheme, where FASTGEMM_OZAKI asks for it
-// (cuda_backend.h). A call's operands are prepared into sides (kernels.h) once; a product over
-// ranges of them is queued with nothing waiting for the host: it writes C only where its status,
-// tested on the device, accepts the call, and the status comes back to the host for the caller,
-// which has the SIMT kernels run the call where it was not accepted. fg_run_ozaki does all of
-// it at once, for device operands; the host-operand pipeline (offload_exec.cu) prepares each
-// block as it arrives and reads each kernel's status when its C is due to go out.
+// ozaki.cu: SGEMM and DGEMM on the INT8 tensor cores by the Ozaki scheme, where FASTGEMM_OZAKI
+// (FASTGEMM_OZAKI_D) asks for it (cuda_backend.h). A call's operands are prepared into sides
+// (kernels.h) once; a product over ranges of them is queued with nothing waiting for the host:
+// it writes C only where its status, tested on the device, accepts the call, and the status comes
+// back to the host for the caller, which has the SIMT (DMMA) kernels run the call where it was
+// not accepted. fg_run_ozaki does all of it at once, for device operands; the host-operand
+// pipeline (offload_exec.cu, SGEMM only) prepares each block as it arrives and reads each
+// kernel's status when its C is due to go out.
 #include "backends/cuda/cuda_backend.h"
 
 cudaError_t fg_ozaki_sides_alloc(const fg_gemm_args *g, fg_ozaki_sides *sd, cudaStream_t s, bool *ok,
@@ -12,22 +13,22 @@ cudaError_t fg_ozaki_sides_alloc(const fg_gemm_args *g, fg_ozaki_sides *sd, cuda
 {
     *ok = false;
     sd->mem = nullptr;
-    const int t = fg_kernel_ozaki_moduli(g->k);
+    const int f64 = g->dt == FG_F64, t = fg_kernel_ozaki_moduli(g->k, f64);
     if (t == 0) {
-        *note = "ozaki: k too deep, SIMT kernels";
+        *note = f64 ? "ozaki: k too deep, DMMA kernels" : "ozaki: k too deep, SIMT kernels";
         return cudaSuccess;
     }
     const size_t word = 256, a_bytes = fg_kernel_ozaki_side_bytes(g->m, g->k, t);
     if (fg_pool_alloc(&sd->mem, word + a_bytes + fg_kernel_ozaki_side_bytes(g->n, g->k, t), s) != cudaSuccess) {
         cudaGetLastError();
         sd->mem = nullptr;
-        *note = "ozaki: no workspace, SIMT kernels";
+        *note = f64 ? "ozaki: no workspace, DMMA kernels" : "ozaki: no workspace, SIMT kernels";
         return cudaSuccess;
     }
     char *w = static_cast<char *>(sd->mem);
     sd->inputs = reinterpret_cast<unsigned *>(w);
-    sd->a = fg_kernel_ozaki_side(w + word, g->m, g->k, t);
-    sd->b = fg_kernel_ozaki_side(w + word + a_bytes, g->n, g->k, t);
+    sd->a = fg_kernel_ozaki_side(w + word, g->m, g->k, t, f64);
+    sd->b = fg_kernel_ozaki_side(w + word + a_bytes, g->n, g->k, t, f64);
     const cudaError_t err = cudaMemsetAsync(sd->inputs, 0, sizeof *sd->inputs, s);
     *ok = err == cudaSuccess;
     return err;
@@ -45,15 +46,13 @@ cudaError_t fg_ozaki_sides_free(fg_ozaki_sides *sd, cudaStream_t s)
 cudaError_t fg_ozaki_prepare_a(const fg_gemm_args *g, fg_ozaki_sides *sd, int64_t r0, int64_t r1, const void *a,
                                int64_t lda, cudaStream_t s)
 {
-    return fg_kernel_ozaki_prepare(&sd->a, r0, r1 - r0, static_cast<const float *>(a), lda, g->ta != 'N', sd->inputs,
-                                   s);
+    return fg_kernel_ozaki_prepare(&sd->a, r0, r1 - r0, a, lda, g->ta != 'N', sd->inputs, s);
 }
 
 cudaError_t fg_ozaki_prepare_b(const fg_gemm_args *g, fg_ozaki_sides *sd, int64_t c0, int64_t c1, const void *b,
                                int64_t ldb, cudaStream_t s)
 {
-    return fg_kernel_ozaki_prepare(&sd->b, c0, c1 - c0, static_cast<const float *>(b), ldb, g->tb == 'N', sd->inputs,
-                                   s);
+    return fg_kernel_ozaki_prepare(&sd->b, c0, c1 - c0, b, ldb, g->tb == 'N', sd->inputs, s);
 }
 
 cudaError_t fg_ozaki_queue(const fg_gemm_args *g, const fg_ozaki_sides *sd, int64_t r0, int64_t c0, const void *a,
@@ -64,7 +63,7 @@ cudaError_t fg_ozaki_queue(const fg_gemm_args *g, const fg_ozaki_sides *sd, int6
     void *ws = nullptr;
     if (fg_pool_alloc(&ws, fg_kernel_ozaki_ws(g->m, g->n, sd->a.t), s) != cudaSuccess) {
         cudaGetLastError();
-        *note = "ozaki: no workspace, SIMT kernels";
+        *note = sd->a.f64 ? "ozaki: no workspace, DMMA kernels" : "ozaki: no workspace, SIMT kernels";
         return cudaSuccess;
     }
     cudaError_t err =
@@ -75,12 +74,20 @@ cudaError_t fg_ozaki_queue(const fg_gemm_args *g, const fg_ozaki_sides *sd, int6
     return err != cudaSuccess ? err : freed;
 }
 
-const char *fg_ozaki_outcome(const fg_ozaki_status *st, int64_t m, int64_t n)
+const char *fg_ozaki_outcome(const fg_ozaki_status *st, int64_t m, int64_t n, int t)
 {
-    if (st->inputs != 0) return "ozaki: Inf or NaN in A or B, SIMT kernels";
-    if (!fg_ozaki_accepts(st, m, n)) return "ozaki: the guard certifies too few entries, SIMT kernels";
-    if (st->uncertified == 0) return "ozaki: 8 moduli on the INT8 tensor cores";
-    return "ozaki: the INT8 tensor cores, and float sums for the entries the guard cannot certify";
+    const bool f64 = t > 8; // SGEMM takes 8 moduli, DGEMM 15 or 16
+    if (st->inputs != 0)
+        return f64 ? "ozaki: Inf or NaN in A or B, DMMA kernels" : "ozaki: Inf or NaN in A or B, SIMT kernels";
+    if (!fg_ozaki_accepts(st, m, n))
+        return f64 ? "ozaki: the guard certifies too few entries, DMMA kernels"
+                   : "ozaki: the guard certifies too few entries, SIMT kernels";
+    if (st->uncertified == 0)
+        return t == 16   ? "ozaki: 16 moduli on the INT8 tensor cores"
+               : t == 15 ? "ozaki: 15 moduli on the INT8 tensor cores"
+                         : "ozaki: 8 moduli on the INT8 tensor cores";
+    return f64 ? "ozaki: the INT8 tensor cores, and double sums for the entries the guard cannot certify"
+               : "ozaki: the INT8 tensor cores, and float sums for the entries the guard cannot certify";
 }
 
 cudaError_t fg_run_ozaki(const fg_gemm_args *g, const void *a, int64_t lda, const void *b, int64_t ldb, void *c,
@@ -103,6 +110,6 @@ cudaError_t fg_run_ozaki(const fg_gemm_args *g, const void *a, int64_t lda, cons
     if (err == cudaSuccess && queued) err = cudaStreamSynchronize(s);
     if (err != cudaSuccess || !queued) return err;
     *done = fg_ozaki_accepts(&st, g->m, g->n);
-    *note = fg_ozaki_outcome(&st, g->m, g->n);
+    *note = fg_ozaki_outcome(&st, g->m, g->n, sd.a.t);
     return cudaSuccess;
 }
