@@ -477,17 +477,19 @@ cudaError_t fg_kernel_ozaki_multiply(const fg_gemm_args *g, const fg_ozaki_side 
 #endif
     if (hopper && fg_kern::tma_map(&mx, sb->planes, sb->kp, (t + 1) * sb->stride, sb->kp, 1, WG_BK, WG_BM, true) &&
         fg_kern::tma_map(&my, sa->planes, sa->kp, (t + 1) * sa->stride, sa->kp, 1, WG_BK, WG_BN, true)) {
-        static fg_kern::SmemAsked asked;
-        err = fg_kern::allow_smem(int8_gemm_wgmma, asked, WG_SMEM);
+        static fg_kern::SmemAsked asked[2]; // per kernel
+        auto kernel = f64 ? int8_gemm_wgmma<T_D> : int8_gemm_wgmma<T_S>;
+        err = fg_kern::allow_smem(kernel, asked[f64], WG_SMEM);
         if (err != cudaSuccess) return err;
-        int8_gemm_wgmma<<<dim3((unsigned)(p.mp / WG_BN), (unsigned)(p.np / WG_BM), (unsigned)(t + 1)), WG_THREADS,
+        kernel<<<dim3((unsigned)(p.mp / WG_BN), (unsigned)(p.np / WG_BM), (unsigned)(t + 1)), WG_THREADS,
                           WG_SMEM, s>>>(mx, my, prod, guard, sa->kp, p.mp, sb->stride, b0, sa->stride, a0,
                                         p.mp * p.np);
     } else {
-        static fg_kern::SmemAsked asked;
-        err = fg_kern::allow_smem(int8_gemm, asked, GEMM_SMEM);
+        static fg_kern::SmemAsked asked[2];
+        auto kernel = f64 ? int8_gemm<T_D> : int8_gemm<T_S>;
+        err = fg_kern::allow_smem(kernel, asked[f64], GEMM_SMEM);
         if (err != cudaSuccess) return err;
-        int8_gemm<<<dim3((unsigned)(p.mp / TILE), (unsigned)(p.np / TILE), (unsigned)(t + 1)), THREADS, GEMM_SMEM, s>>>(
+        kernel<<<dim3((unsigned)(p.mp / TILE), (unsigned)(p.np / TILE), (unsigned)(t + 1)), THREADS, GEMM_SMEM, s>>>(
             rb, ra, prod, guard, sa->kp, p.mp, sb->stride * sb->kp, sa->stride * sa->kp, p.mp * p.np);
     }
     const unsigned rows = (unsigned)(g->n < 65535 ? g->n : 65535);

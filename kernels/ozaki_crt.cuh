@@ -117,7 +117,7 @@ __device__ __forceinline__ double entry_value(const Crt &c, const uint8_t (&res)
 template <int NT>
 __device__ __forceinline__ double entry_value(const Crt128 &c, const uint8_t (&res)[NT], int sc)
 {
-    return to_double(crt_value128<NT>(c, res)) * pow2(sc / 2) * pow2(sc - sc / 2);
+    return to_double(crt_value128<NT>(c, res)) * pow2_any(sc / 2) * pow2_any(sc - sc / 2);
 }
 
 // 4 entries of C at p (16-byte aligned).

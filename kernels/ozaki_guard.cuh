@@ -16,11 +16,14 @@
 
 namespace fg_ozaki {
 
-// 2^e as a double: its bits for a normal one, else ldexp (0 or Inf where it underflows or
+// 2^e as a double, for a normal one (|e| < 1000: float inputs' exponents, halves of double's).
+__device__ __forceinline__ double pow2(int e) { return __longlong_as_double((long long)(e + 1023) << 52); }
+
+// 2^e for any e: ldexp outside a normal double's range (0 or Inf where it underflows or
 // overflows; double inputs' exponents reach +-1100, their sums twice that).
-__device__ __forceinline__ double pow2(int e)
+__device__ __forceinline__ double pow2_any(int e)
 {
-    return e >= -1022 && e <= 1023 ? __longlong_as_double((long long)(e + 1023) << 52) : ldexp(1.0, e);
+    return e >= -1022 && e <= 1023 ? pow2(e) : ldexp(1.0, e);
 }
 
 struct GuardArgs {
@@ -35,26 +38,31 @@ struct GuardArgs {
     double u;                  // the unit roundoff of the GEMM whose bound it holds to
 };
 
+// F64: DGEMM's inputs, whose exponents need pow2_any, and whose huge products may make the lower
+// bound Inf (then nothing is certified).
+template <bool F64>
 __device__ __forceinline__ bool certified(const GuardArgs &g, int64_t i, int64_t j, int32_t lower)
 {
     const int e_a = g.ea[i], e_b = g.fb[j];
     const double sa = g.sa[i], sb = g.sb[j];
-    const double h_a = sa > 0 ? pow2(-e_a - 1) : 0, h_b = sb > 0 ? pow2(-e_b - 1) : 0;
+    auto p2 = [](int e) { return F64 ? pow2_any(e) : pow2(e); };
+    const double h_a = sa > 0 ? p2(-e_a - 1) : 0, h_b = sb > 0 ? p2(-e_b - 1) : 0;
     const double bound = h_a * sb + h_b * (sa + (double)g.k * h_a);
-    const double low = (double)lower * pow2(2 * g.beta - 14 - e_a - e_b);
-    // (An Inf bound or lower bound certifies nothing: the products of huge double inputs.)
-    return bound * (1 + (double)(g.k + 2) * 0x1p-52) <= ((double)g.k * g.u - 0x1p-52) * low && low < INFINITY;
+    const double low = (double)lower * p2(2 * g.beta - 14 - e_a - e_b);
+    const double u = F64 ? g.u : 0x1p-24;
+    return bound * (1 + (double)(g.k + 2) * 0x1p-52) <= ((double)g.k * u - 0x1p-52) * low && (!F64 || low < INFINITY);
 }
 
 // Entries (i, j) and (i + 1, j), lower_0 and lower_1 of the magnitudes' product: their flags
 // (i even, so the pair is 2-byte aligned), and in *bad how many of those inside C fail.
+template <bool F64>
 __device__ __forceinline__ void guard_pair(const GuardArgs &g, int64_t i, int64_t j, int32_t lower_0, int32_t lower_1,
                                            unsigned *bad)
 {
     bool c0 = false, c1 = false;
     if (j < g.n) {
-        if (i < g.m) c0 = certified(g, i, j, lower_0), *bad += !c0;
-        if (i + 1 < g.m) c1 = certified(g, i + 1, j, lower_1), *bad += !c1;
+        if (i < g.m) c0 = certified<F64>(g, i, j, lower_0), *bad += !c0;
+        if (i + 1 < g.m) c1 = certified<F64>(g, i + 1, j, lower_1), *bad += !c1;
     }
     *reinterpret_cast<uchar2 *>(g.cert + j * g.ld + i) = make_uchar2(c0, c1);
 }

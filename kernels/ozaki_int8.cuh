@@ -45,6 +45,8 @@ __device__ __forceinline__ void mma_s8(int acc[4], const uint32_t a[4], uint32_t
 #endif
 }
 
+// NT: the moduli (T_S for SGEMM, else DGEMM's, whose guard is DGEMM's).
+template <int NT>
 __global__ void __launch_bounds__(THREADS) int8_gemm(const int8_t *__restrict__ X, const int8_t *__restrict__ Y,
                                                      uint8_t *__restrict__ Out, GuardArgs guard, int64_t kp,
                                                      int64_t ldo, int64_t xs, int64_t ys, int64_t os)
@@ -112,13 +114,13 @@ __global__ void __launch_bounds__(THREADS) int8_gemm(const int8_t *__restrict__ 
 #pragma unroll
             for (int ni = 0; ni < 4; ni++) {
                 const int64_t r = r0 + wr + mi * 16 + g, c = c0 + wc + ni * 8 + 2 * q;
-                guard_pair(guard, c, r, acc[mi][ni][0], acc[mi][ni][1], &bad);
-                guard_pair(guard, c, r + 8, acc[mi][ni][2], acc[mi][ni][3], &bad);
+                guard_pair<(NT > T_S)>(guard, c, r, acc[mi][ni][0], acc[mi][ni][1], &bad);
+                guard_pair<(NT > T_S)>(guard, c, r + 8, acc[mi][ni][2], acc[mi][ni][3], &bad);
             }
         guard_count(guard, bad);
         return;
     }
-    with_modulus((int)blockIdx.z, [&](auto mod) {
+    with_modulus<NT>((int)blockIdx.z, [&](auto mod) {
         constexpr int m = decltype(mod)::value;
 #pragma unroll
         for (int mi = 0; mi < 4; mi++)

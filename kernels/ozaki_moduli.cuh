@@ -28,8 +28,10 @@ __device__ __forceinline__ uint8_t residue_u8(int32_t x, int m)
 }
 
 // f(std::integral_constant<int, modulus(l)>()): code that takes residues sees its modulus as a
-// constant, whose remainder is a multiply and shifts instead of a division.
-template <class F> __device__ __forceinline__ void with_modulus(int l, F &&f)
+// constant, whose remainder is a multiply and shifts instead of a division. first_eight takes
+// l < 8, next_eight 8 <= l < 16; with_modulus<NT> the first NT (T_S: SGEMM's kernels keep a
+// switch of 8).
+template <class F> __device__ __forceinline__ void first_eight(int l, F &&f)
 {
     switch (l) {
     case 0: f(std::integral_constant<int, modulus(0)>()); break;
@@ -39,7 +41,12 @@ template <class F> __device__ __forceinline__ void with_modulus(int l, F &&f)
     case 4: f(std::integral_constant<int, modulus(4)>()); break;
     case 5: f(std::integral_constant<int, modulus(5)>()); break;
     case 6: f(std::integral_constant<int, modulus(6)>()); break;
-    case 7: f(std::integral_constant<int, modulus(7)>()); break;
+    default: f(std::integral_constant<int, modulus(7)>()); break;
+    }
+}
+template <class F> __device__ __forceinline__ void next_eight(int l, F &&f)
+{
+    switch (l) {
     case 8: f(std::integral_constant<int, modulus(8)>()); break;
     case 9: f(std::integral_constant<int, modulus(9)>()); break;
     case 10: f(std::integral_constant<int, modulus(10)>()); break;
@@ -49,6 +56,12 @@ template <class F> __device__ __forceinline__ void with_modulus(int l, F &&f)
     case 14: f(std::integral_constant<int, modulus(14)>()); break;
     default: f(std::integral_constant<int, modulus(15)>()); break;
     }
+}
+template <int NT, class F> __device__ __forceinline__ void with_modulus(int l, F &&f)
+{
+    static_assert(NT == T_S || NT == T_D, "SGEMM's moduli or DGEMM's");
+    if (NT == T_S || l < 8) first_eight(l, f);
+    else next_eight(l, f);
 }
 
 } // namespace fg_ozaki

@@ -97,6 +97,8 @@ __device__ __forceinline__ void wgmma_wait()
 #endif
 }
 
+// NT: the moduli (T_S for SGEMM, else DGEMM's, whose guard is DGEMM's).
+template <int NT>
 __global__ void __launch_bounds__(WG_THREADS, 1)
     int8_gemm_wgmma(const __grid_constant__ CUtensorMap mx, const __grid_constant__ CUtensorMap my,
                     uint8_t *__restrict__ Out, GuardArgs guard, int64_t kp, int64_t ldo, int64_t x_rows,
@@ -165,14 +167,14 @@ __global__ void __launch_bounds__(WG_THREADS, 1)
         unsigned bad = 0;
 #pragma unroll
         for (int i = 0; i < 32; i++) {
-            guard_pair(guard, c0 + 8 * i + 2 * q, r, d[4 * i], d[4 * i + 1], &bad);
-            guard_pair(guard, c0 + 8 * i + 2 * q, r + 8, d[4 * i + 2], d[4 * i + 3], &bad);
+            guard_pair<(NT > T_S)>(guard, c0 + 8 * i + 2 * q, r, d[4 * i], d[4 * i + 1], &bad);
+            guard_pair<(NT > T_S)>(guard, c0 + 8 * i + 2 * q, r + 8, d[4 * i + 2], d[4 * i + 3], &bad);
         }
         guard_count(guard, bad);
         return;
     }
     uint8_t *o = Out + z * os + (r0 + wg * 64 + 16 * w + g) * ldo + c0 + 2 * q;
-    with_modulus((int)z, [&](auto mod) {
+    with_modulus<NT>((int)z, [&](auto mod) {
         constexpr int m = decltype(mod)::value;
 #pragma unroll
         for (int i = 0; i < 32; i++) {
