@@ -1,8 +1,8 @@
 // ozaki.cu: SGEMM and DGEMM by the Ozaki scheme II on the INT8 tensor cores (kernels.h; the method
 // and its error analysis: cpu_ref/ozaki.h and perf/notes/tensor-core-sgemm.md).
 //
-// C = alpha op(A) op(B) + beta C in four passes on the stream; the first two prepare each
-// operand's side (kernels.h), once, for every product that reads it:
+// C = alpha op(A) op(B) + beta C in four passes on the stream; the first two (ozaki_passes.cuh)
+// prepare each operand's side (kernels.h), once, for every product that reads it:
 //   scan     each row of op(A) and column of op(B): the power of two that puts its largest
 //            entry just under 2^beta, its sum of magnitudes, and whether any entry is Inf or NaN;
 //   split    the rows and columns as integers of at most beta bits (int32 for float, int64 for
@@ -27,18 +27,16 @@
 #include "ozaki_guard.cuh"
 #include "ozaki_int8.cuh"
 #include "ozaki_moduli.cuh"
+#include "ozaki_passes.cuh"
 #include "ozaki_wgmma.cuh"
 
 #include <math.h>
-
-#include <utility>
 
 namespace fg_ozaki {
 
 int64_t round_up(int64_t x, int64_t to) { return (x + to - 1) / to * to; }
 
 // The scan's k-blocks: SCAN_K entries of every vector each.
-constexpr int SCAN_K = 256;
 int64_t scan_blocks(int64_t k) { return (k + SCAN_K - 1) / SCAN_K; }
 
 // Parts of a workspace, each 256-byte aligned.
@@ -91,208 +89,6 @@ ProductParts product_parts(int64_t m, int64_t n, int t)
     p.cert = l.take((size_t)(p.mp * p.np));
     p.total = l.total;
     return p;
-}
-
-// What the passes need of the input type: the largest magnitude kept as its bits (non-negative
-// floats and doubles order as their bits, so atomicMax finds it), the largest finite value,
-// and the integers of at most beta bits (int32 for float's beta <= 30, int64 for double's).
-template <class T> struct Precision;
-template <> struct Precision<float> {
-    using Bits = unsigned;
-    using Int = int;
-    static constexpr float MAX = 3.402823466e38f;
-    __device__ static Bits bits(float x) { return __float_as_uint(x); }
-    __device__ static int ilog(Bits b) { return ilogbf(__uint_as_float(b)); }
-    __device__ static Int round(double x) { return __double2int_rn(x); }
-    // x 2^e (|e| < 400 here: exact in one product)
-    __device__ static double scaled(float x, int e) { return (double)x * pow2(e); }
-};
-// An integer below 2^62 in magnitude as x2 2^42 + x1 2^21 + x0 (x1, x0 in [0, 2^21)): its residues
-// then take 32-bit arithmetic (residue's overload below).
-struct Chunks {
-    int x2, x1, x0;
-};
-template <> struct Precision<double> {
-    using Bits = unsigned long long;
-    using Int = Chunks;
-    static constexpr double MAX = 1.7976931348623157e308;
-    __device__ static Bits bits(double x) { return (Bits)__double_as_longlong(x); }
-    __device__ static int ilog(Bits b) { return ilogb(__longlong_as_double((long long)b)); }
-    // The chunks of round(x): each step's difference is an integer below 2^42 (2^21), so exact.
-    __device__ static Int round(double x)
-    {
-        const double y = rint(x);
-        const int x2 = (int)floor(y * 0x1p-42);
-        const double r = y - (double)x2 * 0x1p42;
-        const int x1 = (int)floor(r * 0x1p-21);
-        return {x2, x1, (int)(r - (double)x1 * 0x1p21)};
-    }
-    // x 2^e in two exact steps: e reaches 1135 for a vector of subnormals, past a double's 2^e
-    __device__ static double scaled(double x, int e) { return x * pow2(e / 2) * pow2(e - e / 2); }
-};
-
-// Vector v (a row of op(A) or a column of op(B)) has entries x[v sv + p sp], p < len. A block
-// takes 64 vectors over SCAN_K of their entries (k-block blockIdx.y) and leaves the largest
-// magnitude of each in amax[v] (atomicMax of its bits), zeroed before, and the sum of magnitudes
-// in part[blockIdx.y count + v]; *status |= 1 where an entry is Inf or NaN. Where the vectors
-// are contiguous 4 threads follow one (along p); else a warp follows 8, reading along p.
-template <class T>
-__global__ void __launch_bounds__(256) scan(const T *__restrict__ x, int64_t sv, int64_t sp, int64_t count,
-                                            int64_t len, typename Precision<T>::Bits *__restrict__ amax,
-                                            double *__restrict__ part, unsigned *status)
-{
-    using P = Precision<T>;
-    const int tid = threadIdx.x;
-    const int64_t v0 = (int64_t)blockIdx.x * 64, p0 = (int64_t)blockIdx.y * SCAN_K;
-    const int64_t p1 = p0 + SCAN_K < len ? p0 + SCAN_K : len;
-    part += blockIdx.y * count;
-    bool finite = true;
-    if (sv == 1 && sp != 1) {
-        __shared__ double sums[4][64];
-        const int64_t v = v0 + tid % 64;
-        T mx = 0;
-        double sm = 0;
-        if (v < count)
-            for (int64_t p = p0 + tid / 64; p < p1; p += 4) {
-                const T a = fabs(x[v + p * sp]);
-                finite &= a <= P::MAX; // false for Inf and NaN
-                mx = fmax(mx, a);
-                sm += a;
-            }
-        sums[tid / 64][tid % 64] = sm;
-        __syncthreads();
-        if (v < count) atomicMax(&amax[v], P::bits(mx));
-        if (tid < 64 && v < count) part[v] = sums[0][tid] + sums[1][tid] + sums[2][tid] + sums[3][tid];
-    } else {
-        const int lane = tid % 32;
-        for (int r = 0; r < 8; r++) {
-            const int64_t v = v0 + tid / 32 * 8 + r;
-            if (v >= count) break; // the same for the whole warp
-            T mx = 0;
-            double sm = 0;
-            for (int64_t p = p0 + lane; p < p1; p += 32) {
-                const T a = fabs(x[v * sv + p * sp]);
-                finite &= a <= P::MAX;
-                mx = fmax(mx, a);
-                sm += a;
-            }
-            for (int o = 16; o > 0; o /= 2) {
-                mx = fmax(mx, __shfl_xor_sync(0xffffffffu, mx, o));
-                sm += __shfl_xor_sync(0xffffffffu, sm, o);
-            }
-            if (lane == 0) atomicMax(&amax[v], P::bits(mx)), part[v] = sm;
-        }
-    }
-    if (!finite) atomicOr(status, 1u);
-}
-
-// Each vector's largest magnitude (its bits, amax[v]) becomes its exponent e[v] = beta - 1 -
-// ilogb(max), so that 2^e max < 2^beta; 0 for a vector of zeros. sum[v]: the scan's parts of
-// vector v's sum of magnitudes, added in order. (amax may share e's memory, or sum's: each
-// thread reads its own entry before it writes it.)
-template <class T>
-__global__ void exponents(const typename Precision<T>::Bits *amax, int *e, const double *__restrict__ part,
-                          int64_t blocks, double *sum, int64_t count, int beta)
-{
-    const int64_t v = (int64_t)blockIdx.x * blockDim.x + threadIdx.x;
-    if (v >= count) return;
-    const typename Precision<T>::Bits mx = amax[v];
-    double s = 0;
-    for (int64_t b = 0; b < blocks; b++) s += part[b * count + v];
-    e[v] = mx != 0 ? beta - 1 - Precision<T>::ilog(mx) : 0;
-    sum[v] = s;
-}
-
-// The symmetric residue of x (|x| <= 2^30) modulo M: in [-128, 127] for 256, else within
-// +-(M - 1) / 2.
-template <int M>
-__device__ __forceinline__ int residue(int x)
-{
-    int r = x % M;
-    constexpr int hi = M == 256 ? 127 : (M - 1) / 2;
-    if (r > hi) r -= M;
-    else if (r < -hi - (M == 256)) r += M;
-    return r;
-}
-
-// 2^e mod m.
-__host__ __device__ constexpr int pow2_mod(int e, int m)
-{
-    int r = 1;
-    for (int i = 0; i < e; i++) r = r * 2 % m;
-    return r;
-}
-
-// The same for an integer in chunks, as its low byte (all the plane keeps): x2 (2^42 mod M) +
-// x1 (2^21 mod M) + x0 + O, O a multiple of M above 2^28 (|x2| <= 2^20), lies in [0, 2^31):
-// its remainder unsigned, then moved into the symmetric range, which for the byte means adding
-// 256 - M above (M - 1) / 2.
-template <int M>
-__device__ __forceinline__ int residue(const Chunks &c)
-{
-    constexpr int c42 = pow2_mod(42, M), c21 = pow2_mod(21, M), O = ((1 << 28) / M + 1) * M;
-    const unsigned u = (unsigned)(c.x2 * c42 + c.x1 * c21 + c.x0 + O) % (unsigned)M;
-    return M == 256 ? (int)u : (int)(u + (u > (M - 1) / 2 ? 256 - M : 0));
-}
-
-// f(std::integral_constant<int, L>()) for L = 0 .. N - 1, in order.
-template <class F, int... L>
-__device__ __forceinline__ void each_of(F &&f, std::integer_sequence<int, L...>)
-{
-    (f(std::integral_constant<int, L>()), ...);
-}
-
-// R[l][v][p] (int8, rows kp apart, planes `plane` apart) = the residue modulo modulus(l) of
-// round(2^e[v] x(v, p)), zero past len, for l < t (t <= TMAX); plane t: floor(2^(e[v] + 7 -
-// beta) |x(v, p)|), below 128 (the guard's magnitudes). Rows from count on are not written: they
-// are the next block's of a side, or padding whose products land only in entries past C. A block
-// does 64 vectors x 64 k of every plane: the tile comes in through shared memory along x's
-// contiguous side and goes out 16 bytes a thread along k.
-template <class T, int TMAX>
-__global__ void __launch_bounds__(256) split(const T *__restrict__ x, int64_t sv, int64_t sp, int64_t count,
-                                             int64_t len, const int *__restrict__ e, int t, int beta,
-                                             int8_t *__restrict__ R, int64_t kp, int64_t plane)
-{
-    using P = Precision<T>;
-    // Column p of a tile row at p + 8 (p / 32), rows 73 entries apart: the stores (along a row or
-    // down a column) and the reads (8 rows x 4 quarters of 16 per warp) meet 32 banks each
-    // (for doubles, each 8-byte access two).
-    __shared__ T tile[64][73];
-    auto at = [](int p) { return p + (p >> 5) * 8; };
-    const int tid = threadIdx.x;
-    const int64_t v0 = (int64_t)blockIdx.y * 64, p0 = (int64_t)blockIdx.x * 64;
-    const bool v_contig = sv == 1 && sp != 1;
-#pragma unroll 4
-    for (int r = 0; r < 16; r++) {
-        const int a = tid % 64, b = tid / 64 + 4 * r;
-        const int vv = v_contig ? a : b, pp = v_contig ? b : a;
-        const int64_t v = v0 + vv, p = p0 + pp;
-        tile[vv][at(pp)] = v < count && p < len ? x[v * sv + p * sp] : T(0);
-    }
-    __syncthreads();
-    // Thread tid: 16 k of row tid / 4, one 16-byte store per plane.
-    const int row = tid / 4, kq = tid % 4 * 16;
-    const int64_t v = v0 + row;
-    if (v >= count) return;
-    typename P::Int ints[16];
-#pragma unroll
-    for (int i = 0; i < 16; i++) ints[i] = P::round(P::scaled(tile[row][at(kq + i)], e[v]));
-    int8_t *out = R + v * kp + p0 + kq;
-    each_of(
-        [&](auto plane_l) {
-            constexpr int l = decltype(plane_l)::value, M = modulus(l);
-            if (l >= t) return;
-            uint32_t words[4] = {0, 0, 0, 0};
-#pragma unroll
-            for (int i = 0; i < 16; i++) words[i / 4] |= (uint32_t)(residue<M>(ints[i]) & 0xff) << (8 * (i % 4));
-            *reinterpret_cast<uint4 *>(out + l * plane) = make_uint4(words[0], words[1], words[2], words[3]);
-        },
-        std::make_integer_sequence<int, TMAX>());
-    uint32_t words[4] = {0, 0, 0, 0};
-#pragma unroll
-    for (int i = 0; i < 16; i++)
-        words[i / 4] |= (uint32_t)floor(P::scaled(fabs(tile[row][at(kq + i)]), e[v] + 7 - beta)) << (8 * (i % 4));
-    *reinterpret_cast<uint4 *>(out + t * plane) = make_uint4(words[0], words[1], words[2], words[3]);
 }
 
 // M, the product of the first t moduli.
