@@ -5,10 +5,10 @@
 // prepare each operand's side (kernels.h), once, for every product that reads it:
 //   scan     each row of op(A) and column of op(B): the power of two that puts its largest
 //            entry just under 2^beta, its sum of magnitudes, and whether any entry is Inf or NaN;
-//   split    the rows and columns as integers of at most beta bits (int32 for float, int64 for
-//            double), and their residues modulo each of the t moduli as int8, k-contiguous and
-//            padded with zeros to whole k-tiles; then a plane of their magnitudes rounded down
-//            to 7 bits;
+//   split    the rows and columns as integers of at most beta bits (int32 for float; for double
+//            up to 2^62, in 21-bit chunks), and their residues modulo each of the t moduli as
+//            int8, k-contiguous and padded with zeros to whole k-tiles; then a plane of their
+//            magnitudes rounded down to 7 bits;
 //   products one int8 GEMM per modulus (ozaki_wgmma.cuh, ozaki_int8.cuh), exact in int32, each
 //            entry kept as its residue, a byte; then the magnitudes' product, whose epilogue is
 //            the guard (ozaki_guard.cuh): it flags the entries whose error bound it certifies
@@ -20,7 +20,7 @@
 // fg_kernel_ozaki_moduli).
 // crt writes C only where the status (kernels.h) accepts the call; elsewhere (inputs the scheme
 // cannot carry, too many entries the guard does not certify) C stays untouched, and the caller,
-// which reads the status back, has the SIMT kernels run the call instead.
+// which reads the status back, has the SIMT (DMMA) kernels run the call instead.
 #include "common/launch.cuh"
 #include "kernels.h"
 #include "ozaki_crt.cuh"

@@ -51,7 +51,7 @@ __global__ void __launch_bounds__(THREADS) int8_gemm(const int8_t *__restrict__ 
                                                      uint8_t *__restrict__ Out, GuardArgs guard, int64_t kp,
                                                      int64_t ldo, int64_t xs, int64_t ys, int64_t os)
 {
-    if (*guard.inputs) return; // an Inf or NaN: the SIMT kernels take the call
+    if (*guard.inputs) return; // an Inf or NaN: the SIMT (DMMA) kernels take the call
     extern __shared__ __align__(128) unsigned char smem[];
     const int tid = threadIdx.x, warp = tid / 32, lane = tid % 32;
     const int64_t r0 = (int64_t)blockIdx.y * TILE, c0 = (int64_t)blockIdx.x * TILE;

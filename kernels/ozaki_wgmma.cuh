@@ -104,7 +104,7 @@ __global__ void __launch_bounds__(WG_THREADS, 1)
                     uint8_t *__restrict__ Out, GuardArgs guard, int64_t kp, int64_t ldo, int64_t x_rows,
                     int64_t x0, int64_t y_rows, int64_t y0, int64_t os)
 {
-    if (*guard.inputs) return; // an Inf or NaN: the SIMT kernels take the call
+    if (*guard.inputs) return; // an Inf or NaN: the SIMT (DMMA) kernels take the call
     extern __shared__ unsigned char raw[];
     unsigned char *smem = reinterpret_cast<unsigned char *>((reinterpret_cast<uintptr_t>(raw) + 1023) & ~(uintptr_t)1023);
     uint64_t *full = reinterpret_cast<uint64_t *>(smem + WG_STAGES * WG_STAGE), *empty = full + WG_STAGES;
