@@ -91,14 +91,6 @@ ProductParts product_parts(int64_t m, int64_t n, int t)
     return p;
 }
 
-// M, the product of the first t moduli.
-unsigned __int128 moduli_product(int t)
-{
-    unsigned __int128 M = 1;
-    for (int l = 0; l < t; l++) M *= (unsigned)modulus(l);
-    return M;
-}
-
 // The largest beta with 2 k 2^(2 beta) < M: at most 30 for float (the split's integers are
 // int32), 62 for double (int64). M < 2^126 and k < 2^17 keep the shifts below 2^128.
 int beta_for(int t, int64_t k, bool f64)
@@ -107,43 +99,6 @@ int beta_for(int t, int64_t k, bool f64)
     for (int b = f64 ? 62 : 30; b >= 1; b--)
         if (2 * b + 18 <= 128 && ((unsigned __int128)(2 * k) << (2 * b)) < M) return b;
     return -1;
-}
-
-// (M / m_l)^-1 mod m_l, by trial (m_l <= 256).
-int inverse_of(unsigned __int128 Ml, int l)
-{
-    int y = 1;
-    while (Ml * (unsigned)y % (unsigned)modulus(l) != 1) y++;
-    return y;
-}
-
-Crt crt_constants()
-{
-    const int t = T_S;
-    Crt c = {};
-    const unsigned __int128 M = moduli_product(t);
-    c.M = (unsigned long long)M;
-    c.inv_M = 1.0 / (double)c.M;
-    for (int l = 0; l < t; l++) {
-        const unsigned long long Ml = c.M / (unsigned)modulus(l);
-        const unsigned long long w = (unsigned long long)((unsigned __int128)Ml * (unsigned)inverse_of(Ml, l) % M);
-        c.w_lo[l] = (uint32_t)w, c.w_hi[l] = (uint32_t)(w >> 32);
-    }
-    return c;
-}
-
-Crt128 crt_constants_d(int t)
-{
-    Crt128 c = {};
-    const unsigned __int128 M = moduli_product(t);
-    c.M_lo = (unsigned long long)M, c.M_hi = (unsigned long long)(M >> 64);
-    for (int l = 0; l < t; l++) {
-        const unsigned __int128 Ml = M / (unsigned)modulus(l);
-        const unsigned __int128 w = Ml * (unsigned)inverse_of(Ml, l) % M; // below 2^127
-        for (int q = 0; q < 4; q++) c.w[l][q] = (uint32_t)(w >> (32 * q));
-        c.frac[l] = (float)((double)w / (double)M);
-    }
-    return c;
 }
 
 // op(A)'s rows and op(B)'s columns as vectors along k: (sv, sp).

@@ -11,6 +11,14 @@
 #include <math.h>
 #include <stdint.h>
 
+// #pragma unroll where the device compiler reads it; nothing for the host compiler (these
+// functions are also host code, for the unit test test_ozaki_crt).
+#ifdef __CUDA_ARCH__
+#define FG_OZAKI_UNROLL _Pragma("unroll")
+#else
+#define FG_OZAKI_UNROLL
+#endif
+
 namespace fg_ozaki {
 
 struct Crt {
@@ -32,10 +40,10 @@ struct Operands {
 // doubles (within 2^-40 of the exact one, so the remainder lies within M/2 (1 + 2^-39) < 2^63);
 // the remainder in 64-bit arithmetic modulo 2^64, which is exact there, then moved into
 // (-M/2, M/2] where the rounding put it just outside.
-__device__ __forceinline__ long long crt_value(const Crt &c, const uint8_t (&res)[T_S])
+__host__ __device__ __forceinline__ long long crt_value(const Crt &c, const uint8_t (&res)[T_S])
 {
     unsigned long long s_lo = 0, s_hi = 0;
-#pragma unroll
+FG_OZAKI_UNROLL
     for (int l = 0; l < T_S; l++) {
         s_lo += (unsigned long long)c.w_lo[l] * res[l];
         s_hi += (unsigned long long)c.w_hi[l] * res[l];
@@ -62,11 +70,11 @@ struct Crt128 {
 // most one); X = S - q M modulo 2^128, exact as a signed value since |X| < 3M/2 < 2^127, then
 // moved into (-M/2, M/2].
 template <int T>
-__device__ __forceinline__ __int128 crt_value128(const Crt128 &c, const uint8_t (&res)[T])
+__host__ __device__ __forceinline__ __int128 crt_value128(const Crt128 &c, const uint8_t (&res)[T])
 {
     unsigned long long s0 = 0, s1 = 0, s2 = 0, s3 = 0;
     float q = 0;
-#pragma unroll
+FG_OZAKI_UNROLL
     for (int l = 0; l < T; l++) {
         const uint32_t r = res[l];
         s0 += (unsigned long long)c.w[l][0] * r;
@@ -89,7 +97,7 @@ __device__ __forceinline__ __int128 crt_value128(const Crt128 &c, const uint8_t 
 
 // x as a double, rounded once (to nearest): below 2^64 by the hardware's conversion; above, the
 // top 64 bits with a sticky bit for those below, then scaled back.
-__device__ __forceinline__ double to_double(__int128 x)
+__host__ __device__ __forceinline__ double to_double(__int128 x)
 {
     const bool neg = x < 0;
     const unsigned __int128 mag = neg ? (unsigned __int128)(-x) : (unsigned __int128)x;
@@ -98,12 +106,62 @@ __device__ __forceinline__ double to_double(__int128 x)
     if (hi == 0) {
         d = (double)(unsigned long long)mag;
     } else {
+#ifdef __CUDA_ARCH__
         const int shift = 64 - __clzll((long long)hi);
+#else
+        const int shift = 64 - __builtin_clzll(hi);
+#endif
         const unsigned long long top = (unsigned long long)(mag >> shift) |
                                        ((mag & (((unsigned __int128)1 << shift) - 1)) != 0);
         d = (double)top * pow2(shift); // shift <= 63: exact
     }
     return neg ? -d : d;
+}
+
+// The constants, on the host.
+// M, the product of the first t moduli.
+inline unsigned __int128 moduli_product(int t)
+{
+    unsigned __int128 M = 1;
+    for (int l = 0; l < t; l++) M *= (unsigned)modulus(l);
+    return M;
+}
+
+// (M / m_l)^-1 mod m_l, by trial (m_l <= 256).
+inline int inverse_of(unsigned __int128 Ml, int l)
+{
+    int y = 1;
+    while (Ml * (unsigned)y % (unsigned)modulus(l) != 1) y++;
+    return y;
+}
+
+inline Crt crt_constants()
+{
+    const int t = T_S;
+    Crt c = {};
+    const unsigned __int128 M = moduli_product(t);
+    c.M = (unsigned long long)M;
+    c.inv_M = 1.0 / (double)c.M;
+    for (int l = 0; l < t; l++) {
+        const unsigned long long Ml = c.M / (unsigned)modulus(l);
+        const unsigned long long w = (unsigned long long)((unsigned __int128)Ml * (unsigned)inverse_of(Ml, l) % M);
+        c.w_lo[l] = (uint32_t)w, c.w_hi[l] = (uint32_t)(w >> 32);
+    }
+    return c;
+}
+
+inline Crt128 crt_constants_d(int t)
+{
+    Crt128 c = {};
+    const unsigned __int128 M = moduli_product(t);
+    c.M_lo = (unsigned long long)M, c.M_hi = (unsigned long long)(M >> 64);
+    for (int l = 0; l < t; l++) {
+        const unsigned __int128 Ml = M / (unsigned)modulus(l);
+        const unsigned __int128 w = Ml * (unsigned)inverse_of(Ml, l) % M; // below 2^127
+        for (int q = 0; q < 4; q++) c.w[l][q] = (uint32_t)(w >> (32 * q));
+        c.frac[l] = (float)((double)w / (double)M);
+    }
+    return c;
 }
 
 // An entry's integer X_ij from its residues, times 2^sc, in double: exact for SGEMM (2^sc lies

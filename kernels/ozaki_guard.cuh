@@ -13,11 +13,22 @@
 #include "ozaki_moduli.cuh"
 
 #include <stdint.h>
+#include <string.h>
 
 namespace fg_ozaki {
 
 // 2^e as a double, for a normal one (|e| < 1000: float inputs' exponents, halves of double's).
-__device__ __forceinline__ double pow2(int e) { return __longlong_as_double((long long)(e + 1023) << 52); }
+__host__ __device__ __forceinline__ double pow2(int e)
+{
+#ifdef __CUDA_ARCH__
+    return __longlong_as_double((long long)(e + 1023) << 52);
+#else
+    const unsigned long long bits = (unsigned long long)(e + 1023) << 52;
+    double d;
+    memcpy(&d, &bits, sizeof d);
+    return d;
+#endif
+}
 
 // 2^e for any e: ldexp outside a normal double's range (0 or Inf where it underflows or
 // overflows; double inputs' exponents reach +-1100, their sums twice that).

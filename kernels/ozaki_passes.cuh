@@ -36,21 +36,22 @@ template <> struct Precision<float> {
 struct Chunks {
     int x2, x1, x0;
 };
+// The chunks of an integer y (|y| < 2^62, exact in double): each step's difference is an integer
+// below 2^42 (2^21), so exact.
+__host__ __device__ __forceinline__ Chunks chunks_of(double y)
+{
+    const int x2 = (int)floor(y * 0x1p-42);
+    const double r = y - (double)x2 * 0x1p42;
+    const int x1 = (int)floor(r * 0x1p-21);
+    return {x2, x1, (int)(r - (double)x1 * 0x1p21)};
+}
 template <> struct Precision<double> {
     using Bits = unsigned long long;
     using Int = Chunks;
     static constexpr double MAX = 1.7976931348623157e308;
     __device__ static Bits bits(double x) { return (Bits)__double_as_longlong(x); }
     __device__ static int ilog(Bits b) { return ilogb(__longlong_as_double((long long)b)); }
-    // The chunks of round(x): each step's difference is an integer below 2^42 (2^21), so exact.
-    __device__ static Int round(double x)
-    {
-        const double y = rint(x);
-        const int x2 = (int)floor(y * 0x1p-42);
-        const double r = y - (double)x2 * 0x1p42;
-        const int x1 = (int)floor(r * 0x1p-21);
-        return {x2, x1, (int)(r - (double)x1 * 0x1p21)};
-    }
+    __device__ static Int round(double x) { return chunks_of(rint(x)); }
     // x 2^e in two exact steps: e reaches 1135 for a vector of subnormals, past a double's 2^e
     __device__ static double scaled(double x, int e) { return x * pow2(e / 2) * pow2(e - e / 2); }
 };
@@ -130,7 +131,7 @@ __global__ void exponents(const typename Precision<T>::Bits *amax, int *e, const
 // The symmetric residue of x (|x| <= 2^30) modulo M: in [-128, 127] for 256, else within
 // +-(M - 1) / 2.
 template <int M>
-__device__ __forceinline__ int residue(int x)
+__host__ __device__ __forceinline__ int residue(int x)
 {
     int r = x % M;
     constexpr int hi = M == 256 ? 127 : (M - 1) / 2;
@@ -152,7 +153,7 @@ __host__ __device__ constexpr int pow2_mod(int e, int m)
 // its remainder unsigned, then moved into the symmetric range, which for the byte means adding
 // 256 - M above (M - 1) / 2.
 template <int M>
-__device__ __forceinline__ int residue(const Chunks &c)
+__host__ __device__ __forceinline__ int residue(const Chunks &c)
 {
     constexpr int c42 = pow2_mod(42, M), c21 = pow2_mod(21, M), O = ((1 << 28) / M + 1) * M;
     const unsigned u = (unsigned)(c.x2 * c42 + c.x1 * c21 + c.x0 + O) % (unsigned)M;
