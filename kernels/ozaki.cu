@@ -211,9 +211,8 @@ cudaError_t fg_kernel_ozaki_multiply(const fg_gemm_args *g, const fg_ozaki_side 
     if (err != cudaSuccess) return err;
     uint8_t *prod = reinterpret_cast<uint8_t *>(w + p.prod), *cert = reinterpret_cast<uint8_t *>(w + p.cert);
     const int8_t *ra = sa->planes + a0 * sa->kp, *rb = sb->planes + b0 * sb->kp;
-    const GuardArgs guard = {&status->inputs,      sa->e + a0, sb->e + b0, sa->sum + a0, sb->sum + b0, cert,
-                             &status->uncertified, g->m,       g->n,       g->k,         p.mp,         sa->beta,
-                             t,                    f64 ? 0x1p-53 : 0x1p-24};
+    const GuardArgs guard = {&status->inputs, sa->e + a0, sb->e + b0, sa->sum + a0, sb->sum + b0, cert,
+                             &status->uncertified, g->m, g->n, g->k, p.mp, sa->beta, t};
     // Out[j][i] = sum_p B'(j, p) A'(i, p): the products come out m-contiguous, as C is; t + 1
     // products, the last the magnitudes', whose epilogue is the guard's. Hopper: wgmma from
     // tensor maps over the sides' stacked planes; else, or where no map can be made, mma.sync.

@@ -23,8 +23,8 @@ namespace fg_ozaki {
 
 struct Crt {
     uint32_t w_lo[T_S], w_hi[T_S]; // (M / m_l) ((M / m_l)^-1 mod m_l) mod M, in halves
-    unsigned long long M;              // the product of the t moduli
-    double inv_M;                      // 1 / M
+    unsigned long long M;           // the product of the t moduli
+    double inv_M;                   // 1 / M
 };
 
 // op(A) and op(B) for the entries the guard does not certify: op(A)(i, p) = a[i asv + p asp],
@@ -64,8 +64,8 @@ struct Crt128 {
 };
 
 // X_ij, the integer of (-M/2, M/2] with residues res[l] modulo modulus(l): S = sum_l w_l r_l
-// modulo 2^128 (its exact value is below 2^138), limb by limb (each limb's sum below 2^44 in 64
-// bits, one wide multiply-add a term), then the limbs' carries; the quotient q by M rounded from
+// modulo 2^128 (its exact value is below 2^138), limb by limb (each limb's sum below 2^44, in 64
+// bits), then the limbs' carries; the quotient q by M rounded from
 // sum_l r_l (w_l / M) in floats (within 2^-7 of the exact one, below 2^12, so q is off by at
 // most one); X = S - q M modulo 2^128, exact as a signed value since |X| < 3M/2 < 2^127, then
 // moved into (-M/2, M/2].
@@ -118,8 +118,7 @@ __host__ __device__ __forceinline__ double to_double(__int128 x)
     return neg ? -d : d;
 }
 
-// The constants, on the host.
-// M, the product of the first t moduli.
+// The constants (host code). M, the product of the first t moduli.
 inline unsigned __int128 moduli_product(int t)
 {
     unsigned __int128 M = 1;
@@ -157,7 +156,7 @@ inline Crt128 crt_constants_d(int t)
     c.M_lo = (unsigned long long)M, c.M_hi = (unsigned long long)(M >> 64);
     for (int l = 0; l < t; l++) {
         const unsigned __int128 Ml = M / (unsigned)modulus(l);
-        const unsigned __int128 w = Ml * (unsigned)inverse_of(Ml, l) % M; // below 2^127
+        const unsigned __int128 w = Ml * (unsigned)inverse_of(Ml, l) % M; // below M, so 2^126
         for (int q = 0; q < 4; q++) c.w[l][q] = (uint32_t)(w >> (32 * q));
         c.frac[l] = (float)((double)w / (double)M);
     }

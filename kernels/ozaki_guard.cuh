@@ -46,11 +46,10 @@ struct GuardArgs {
     int64_t m, n, k, ld;
     int beta;
     int t;                     // the batch entry (blockIdx.z) of the magnitudes' product
-    double u;                  // the unit roundoff of the GEMM whose bound it holds to
 };
 
-// F64: DGEMM's inputs, whose exponents need pow2_any, and whose huge products may make the lower
-// bound Inf (then nothing is certified).
+// F64: DGEMM's inputs, held to u = 2^-53, whose exponents need pow2_any, and whose huge products
+// may make the lower bound Inf (then nothing is certified); else SGEMM's, u = 2^-24.
 template <bool F64>
 __device__ __forceinline__ bool certified(const GuardArgs &g, int64_t i, int64_t j, int32_t lower)
 {
@@ -60,7 +59,7 @@ __device__ __forceinline__ bool certified(const GuardArgs &g, int64_t i, int64_t
     const double h_a = sa > 0 ? p2(-e_a - 1) : 0, h_b = sb > 0 ? p2(-e_b - 1) : 0;
     const double bound = h_a * sb + h_b * (sa + (double)g.k * h_a);
     const double low = (double)lower * p2(2 * g.beta - 14 - e_a - e_b);
-    const double u = F64 ? g.u : 0x1p-24;
+    const double u = F64 ? 0x1p-53 : 0x1p-24;
     return bound * (1 + (double)(g.k + 2) * 0x1p-52) <= ((double)g.k * u - 0x1p-52) * low && (!F64 || low < INFINITY);
 }
 

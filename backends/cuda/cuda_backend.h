@@ -24,9 +24,9 @@ FG_HIDDEN void fg_cuda_describe(char *why, size_t len, const char *call, cudaErr
 
 // runtime.cu: one GEMM on device pointers on stream s of device dev (current), alpha != 0 and
 // k > 0: with ozaki, SGEMM (DGEMM) by the Ozaki scheme where FASTGEMM_OZAKI (FASTGEMM_OZAKI_D)
-// asks for it and it can take the call (ozaki.cu; it synchronises s), else the operands packed where FASTGEMM_PACK says
-// (pack.cu), then the kernel the settings (FASTGEMM_KERNEL, _SPLIT_K, _STREAM_K) and the tables
-// choose, its workspace from the pool. *note (where note is not null): what the Ozaki setting
+// asks for it and it can take the call (ozaki.cu; it synchronises s), else the operands packed
+// where FASTGEMM_PACK says (pack.cu), then the kernel the settings (FASTGEMM_KERNEL, _SPLIT_K,
+// _STREAM_K) and the tables choose, its workspace from the pool. *note (where note is not null): what the Ozaki setting
 // did, for the trace, or NULL.
 FG_HIDDEN cudaError_t fg_run_gemm(int dev, const fg_settings *set, const fg_gemm_args *g,
                                   const void *a, int64_t lda, const void *b, int64_t ldb, void *c,

@@ -25,7 +25,8 @@ Problem problem_of(const fg_call *call)
     // kernels save nothing, and its kernels wait for whole blocks (no slices of k).
     const double mnk = (double)p.m * (double)p.n * (double)p.k, moved = (double)(p.m * p.k + p.k * p.n + p.m * p.n);
     // DGEMM's scheme takes device operands only.
-    p.whole_k = ab && g->dt == FG_F32 && fg_ozaki_wanted(call->set, g) && (call->set->ozaki == 1 || mnk > 1455 * moved);
+    p.whole_k =
+        ab && g->dt == FG_F32 && fg_ozaki_wanted(call->set, g) && (call->set->ozaki == 1 || mnk > 1455 * moved);
     return p;
 }
 } // namespace
