@@ -127,9 +127,10 @@ out:
     return rc;
 }
 
-/* fg_ozaki_certify and fg_ozaki_dcertify, for the bound k u (|A||B|)_ij. */
+/* fg_ozaki_certify and fg_ozaki_dcertify, for the bound s_u (|A||B|)_ij (s_u: s u, an integer s
+ * times a power of two u, exact). */
 static int64_t certify(int64_t m, int64_t n, int64_t k, const double *a, int64_t lda, const double *b,
-                       int64_t ldb, int t, double u, unsigned char *ok)
+                       int64_t ldb, int t, double s_u, unsigned char *ok)
 {
     const int beta = fg_ozaki_beta(t, k);
     if (beta < 1 || k >= ((int64_t)1 << 17) || m < 0 || n < 0) return -1;
@@ -162,10 +163,10 @@ static int64_t certify(int64_t m, int64_t n, int64_t k, const double *a, int64_t
             const double lower = ldexp((double)q, -qe_a[i] - qe_b[j]); /* <= (|A||B|)_ij */
             const double e = half_a[i] * sum_b[j] + half_b[j] * (sum_a[i] + (double)k * half_a[i]);
             /* D's conversion to double adds 2^-53 |D| <= 2^-53 ((|A||B|)_ij + E), so E (1 + 2^-53)
-             * <= (k u - 2^-53) (|A||B|)_ij suffices, and 2^-52 covers it; the factor 1 + (k + 2)
-             * 2^-52 covers the rounding of the double sums in e; lower and k u - 2^-52 are exact
+             * <= (s u - 2^-53) (|A||B|)_ij suffices, and 2^-52 covers it; the factor 1 + (k + 2)
+             * 2^-52 covers the rounding of the double sums in e; lower and s u - 2^-52 are exact
              * (k < 2^17). */
-            const int c = e * (1 + (double)(k + 2) * 0x1p-52) <= ((double)k * u - 0x1p-52) * lower;
+            const int c = e * (1 + (double)(k + 2) * 0x1p-52) <= (s_u - 0x1p-52) * lower;
             ok[i + j * m] = (unsigned char)c;
             certified += c;
         }
@@ -205,13 +206,18 @@ int64_t fg_ozaki_certify(int64_t m, int64_t n, int64_t k, const float *a, int64_
 {
     if (!takes(m, n, k, t)) return -1;
     double *aw = widen(a, lda, m, k), *bw = widen(b, ldb, k, n);
-    const int64_t rc = aw && bw ? certify(m, n, k, aw, m, bw, k, t, 0x1p-24, ok) : -1;
+    const int64_t rc = aw && bw ? certify(m, n, k, aw, m, bw, k, t, (double)k * 0x1p-24, ok) : -1;
     free(aw), free(bw);
     return rc;
+}
+
+double fg_ozaki_dguard(int64_t k)
+{
+    return floor(sqrt((double)k)) + 2;
 }
 
 int64_t fg_ozaki_dcertify(int64_t m, int64_t n, int64_t k, const double *a, int64_t lda, const double *b,
                           int64_t ldb, int t, unsigned char *ok)
 {
-    return certify(m, n, k, a, lda, b, ldb, t, 0x1p-53, ok);
+    return certify(m, n, k, a, lda, b, ldb, t, fg_ozaki_dguard(k) * 0x1p-53, ok);
 }

@@ -56,10 +56,15 @@ int64_t fg_ozaki_certify(int64_t m, int64_t n, int64_t k, const float *a, int64_
 int fg_ozaki_dgemm(int64_t m, int64_t n, int64_t k, const double *a, int64_t lda, const double *b,
                    int64_t ldb, int t, double *d, int64_t ldd, double *unit_a, double *unit_b);
 
-/* fg_ozaki_certify for fg_ozaki_dgemm's D: the bound is DGEMM's, k u (|A||B|)_ij with u = 2^-53,
- * so the conversion of D to double (2^-53 |D|) takes one of its k units (where D underflows,
- * its absolute error of 2^-1075 is outside this bound, as it is outside DGEMM's); an
+/* fg_ozaki_certify for fg_ozaki_dgemm's D, at DGEMM's typical error rather than its worst case:
+ * E_ij with the conversion of D to double (2^-53 |D|) within s u (|A||B|)_ij, u = 2^-53 and
+ * s = fg_ozaki_dguard(k) = floor(sqrt(k)) + 2 (Higham and Mary's probabilistic bound lambda
+ * sqrt(k) u, lambda = 1, and the conversion's unit). DGEMM's actual error on inputs whose
+ * exponents spread within rows and columns lies far below its bound k u (|A||B|)_ij, and the
+ * scheme's with 15 moduli (beta 51 at k = 8192) would exceed it there within that bound. Where D
+ * underflows its absolute error of 2^-1075 is outside this bound, as it is outside DGEMM's. An
  * uncertified entry is to be computed as DGEMM would. */
+double fg_ozaki_dguard(int64_t k);
 int64_t fg_ozaki_dcertify(int64_t m, int64_t n, int64_t k, const double *a, int64_t lda, const double *b,
                           int64_t ldb, int t, unsigned char *ok);
 

@@ -118,15 +118,16 @@ void b_strides(const fg_gemm_args *g, int64_t ldb, int64_t *sv, int64_t *sp)
 using namespace fg_ozaki;
 
 // Any k below 2^17 (the int32 sums): the guard in the CRT pass holds every entry to SGEMM's
-// (DGEMM's) error bound. DGEMM takes 15 moduli where they give beta >= 53, a double's bits (k
-// up to about 880), else 16 (beta 53 to 57): with fewer bits than the inputs' the scheme's error
-// exceeds DGEMM's on inputs whose exponents spread within rows and columns, though within
-// DGEMM's bound (perf/notes/tensor-core-sgemm.md).
+// (DGEMM's) error (ozaki_guard.cuh). DGEMM takes 15 moduli where they give beta >= 51 (k up to
+// about 28000; 8192 and 16384 measured), else 16 (beta 54): the guard, held to DGEMM's typical
+// error, certifies uniform and normal inputs at beta 51 with room, and leaves inputs with wider
+// exponents within rows and columns to the double sums or the DMMA kernels
+// (perf/notes/tensor-core-sgemm.md).
 int fg_kernel_ozaki_moduli(int64_t k, int f64)
 {
     if (k >= ((int64_t)1 << 17)) return 0;
     if (!f64) return beta_for(T_S, k, false) >= 1 ? T_S : 0;
-    return beta_for(T_D - 1, k, true) >= 53 ? T_D - 1 : beta_for(T_D, k, true) >= 1 ? T_D : 0;
+    return beta_for(T_D - 1, k, true) >= 51 ? T_D - 1 : beta_for(T_D, k, true) >= 1 ? T_D : 0;
 }
 
 // The bounds come from random problems of at least 1 GFLOP on the H200 (perf/notes/

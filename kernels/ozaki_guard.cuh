@@ -1,9 +1,13 @@
 // ozaki_guard.cuh: the Ozaki scheme's accuracy guard (ozaki.cu; the reference: cpu_ref/ozaki.h,
-// fg_ozaki_certify), run in the epilogue of the last residue GEMM, the product of the 7-bit
-// magnitudes.
+// fg_ozaki_certify and fg_ozaki_dcertify), run in the epilogue of the last residue GEMM, the
+// product of the 7-bit magnitudes.
 //
-// Entry (i, j) is certified where the scheme's error bound lies within the precision's GEMM's,
-// k u (|A||B|)_ij (u = 2^-24 for SGEMM, 2^-53 for DGEMM):
+// Entry (i, j) is certified where the scheme's error bound, with its integer result's conversion
+// to double, lies within s u (|A||B|)_ij. SGEMM: s = k, u = 2^-24 (SGEMM's classical bound).
+// DGEMM: s = floor(sqrt(k)) + 2, u = 2^-53, DGEMM's typical error (Higham and Mary's
+// probabilistic bound lambda sqrt(k) u, lambda = 1) rather than its worst case: on inputs whose
+// exponents spread within rows and columns DGEMM's actual error lies far below k u (|A||B|)_ij,
+// and the scheme's with 15 moduli would exceed it there. With
 //   bound = h_a sum_p |b_pj| + h_b (sum_p |a_ip| + k h_a),  h_a = 2^-(ea_i + 1), h_b = 2^-(fb_j + 1)
 // (the half units of the rounding to integers; 0 for a vector of zeros, which is exact), and
 // (|A||B|)_ij from below by lower_ij 2^(2 beta - 14 - ea_i - fb_j), lower_ij the int8 GEMM of the
@@ -48,8 +52,9 @@ struct GuardArgs {
     int t;                     // the batch entry (blockIdx.z) of the magnitudes' product
 };
 
-// F64: DGEMM's inputs, held to u = 2^-53, whose exponents need pow2_any, and whose huge products
-// may make the lower bound Inf (then nothing is certified); else SGEMM's, u = 2^-24.
+// F64: DGEMM's inputs, held to (floor(sqrt(k)) + 2) 2^-53, whose exponents need pow2_any, and
+// whose huge products may make the lower bound Inf (then nothing is certified); else SGEMM's,
+// held to k 2^-24. s u - 2^-52 leaves room for D's conversion to double (2^-53 |D|).
 template <bool F64>
 __device__ __forceinline__ bool certified(const GuardArgs &g, int64_t i, int64_t j, int32_t lower)
 {
@@ -59,8 +64,8 @@ __device__ __forceinline__ bool certified(const GuardArgs &g, int64_t i, int64_t
     const double h_a = sa > 0 ? p2(-e_a - 1) : 0, h_b = sb > 0 ? p2(-e_b - 1) : 0;
     const double bound = h_a * sb + h_b * (sa + (double)g.k * h_a);
     const double low = (double)lower * p2(2 * g.beta - 14 - e_a - e_b);
-    const double u = F64 ? 0x1p-53 : 0x1p-24;
-    return bound * (1 + (double)(g.k + 2) * 0x1p-52) <= ((double)g.k * u - 0x1p-52) * low && (!F64 || low < INFINITY);
+    const double s_u = F64 ? (floor(sqrt((double)g.k)) + 2) * 0x1p-53 : (double)g.k * 0x1p-24;
+    return bound * (1 + (double)(g.k + 2) * 0x1p-52) <= (s_u - 0x1p-52) * low && (!F64 || low < INFINITY);
 }
 
 // Entries (i, j) and (i + 1, j), lower_0 and lower_1 of the magnitudes' product: their flags

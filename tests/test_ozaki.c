@@ -12,7 +12,9 @@
  *   peaked    one entry of each row of A at 10^6 meeting 10^-6 in B: the guard certifies no
  *             entry, and the SIMT kernels take the call;
  *   one-peak  one entry of A at 10^6 meeting 10^-6 in one column of B, 1 in the others: the
- *             guard certifies all but that entry of C, which is summed in float (double);
+ *             guard certifies all but that entry of C, which is summed in float; for DGEMM
+ *             one-dip, a row of A and a column of B at 2^-30 on alternate k, all but their
+ *             entry certified and that one summed in double;
  * each within SGEMM's (DGEMM's) tolerance.
  * Run with the trace on (stderr) and stdout unbuffered, so that CTest's regular expression sees
  * which path took each case, in order. The tolerance is test_gemm's: 2 (k+2) eps (|A| |B|)_ij. */
@@ -143,12 +145,20 @@ int main(int argc, char **argv)
     for (int j = 0; j < N; j++) b[j * K] = val(b[j * K] * val(1e-6));
     fails += run("peaked", a, b);
 
-    /* one-peak: row 9 of A peaks at column 0; row 0 of B is 1 in size but at column 31. */
+    /* one-peak: row 9 of A peaks at column 0; row 0 of B is 1 in size but at column 31.
+     * Double (whose guard holds entries to DGEMM's typical error, so that the peak's row fails
+     * whole): one-dip, row 9 of A at 2^-30 on even p and column 31 of B on odd p, so that only
+     * entry (9, 31) has all its products small against its row's and column's largest. */
     for (int i = 0; i < M * K; i++) a[i] = val(rng_uniform(&r));
     for (int i = 0; i < K * N; i++) b[i] = val(rng_uniform(&r));
-    a[9] = 1e6;
-    for (int j = 0; j < N; j++) b[j * K] = j == 31 ? val(1e-6) : (rng_next(&r) & 1 ? 1 : -1);
-    fails += run("one-peak", a, b);
+    if (dbl) {
+        for (int p = 0; p < K; p += 2) a[9 + p * M] = ldexp(a[9 + p * M], -30);
+        for (int p = 1; p < K; p += 2) b[p + 31 * K] = ldexp(b[p + 31 * K], -30);
+    } else {
+        a[9] = 1e6;
+        for (int j = 0; j < N; j++) b[j * K] = j == 31 ? val(1e-6) : (rng_next(&r) & 1 ? 1 : -1);
+    }
+    fails += run(dbl ? "one-dip" : "one-peak", a, b);
 
     free(a), free(b);
     printf("test_ozaki: %s\n", fails ? "FAIL" : "ok");
