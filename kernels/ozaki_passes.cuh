@@ -9,6 +9,7 @@
 
 #include <math.h>
 #include <stdint.h>
+#include <string.h>
 
 #include <utility>
 
@@ -30,20 +31,56 @@ template <> struct Precision<float> {
     __device__ static Int round(double x) { return __double2int_rn(x); }
     // x 2^e (|e| < 400 here: exact in one product)
     __device__ static double scaled(float x, int e) { return (double)x * pow2(e); }
+    // round(x 2^e), and the guard's magnitude floor(|x| 2^(e + 7 - beta))
+    __device__ static Int to_int(float x, int e) { return round(scaled(x, e)); }
+    __device__ static unsigned magnitude(float x, int e, int beta)
+    {
+        return (unsigned)floor(scaled(fabsf(x), e + 7 - beta));
+    }
 };
-// An integer below 2^62 in magnitude as x2 2^42 + x1 2^21 + x0 (x1, x0 in [0, 2^21)): its residues
-// then take 32-bit arithmetic (residue's overload below).
+// An integer below 2^62 in magnitude as x2 2^42 + x1 2^21 + x0, each chunk in [-2^20, 2^20]: its
+// residues then take 32-bit arithmetic (residue's overload below).
 struct Chunks {
     int x2, x1, x0;
 };
-// The chunks of an integer y (|y| < 2^62, exact in double): each step's difference is an integer
-// below 2^42 (2^21), so exact.
-__host__ __device__ __forceinline__ Chunks chunks_of(double y)
+// a + b rounded toward -Inf (the device's dadd.rm; on the host, for the unit test, the sum
+// rounded to nearest and stepped down where TwoSum says it was rounded up).
+__host__ __device__ __forceinline__ double add_down(double a, double b)
 {
-    const int x2 = (int)floor(y * 0x1p-42);
-    const double r = y - (double)x2 * 0x1p42;
-    const int x1 = (int)floor(r * 0x1p-21);
-    return {x2, x1, (int)(r - (double)x1 * 0x1p21)};
+#ifdef __CUDA_ARCH__
+    return __dadd_rd(a, b);
+#else
+    const double s = a + b, bb = s - a, err = (a - (s - bb)) + (b - bb);
+    return err < 0 ? nextafter(s, -INFINITY) : s;
+#endif
+}
+// The low 32 bits of v + 1.5 2^52, an integer-valued v with |v| < 2^31: v as an int, since the
+// sum's unit is 1 and 1.5 2^52's low bits are zeros. The conversion runs in the FP64 adder (a
+// conversion instruction between double and integer runs at a quarter of its rate).
+__host__ __device__ __forceinline__ int low_int(double v_plus_magic)
+{
+    unsigned long long bits;
+    memcpy(&bits, &v_plus_magic, sizeof bits);
+    return (int)(unsigned)bits;
+}
+constexpr double MAGIC = 0x1.8p52;
+// The chunks of rint(x 2^e) (|x 2^e| < 2^62, x 2^e exact: two products by powers of two, e up to
+// 1135 for a vector of subnormals), in double arithmetic only: z's nearest multiple of 2^42 (the
+// rounding of a sum whose unit is 2^42), then the remainder's nearest multiple of 2^21, then the
+// last remainder, within 2^20, rounded to nearest even. Each remainder is exact: its bits lie
+// within z's. rint(z) is the sum of the three, the first two even.
+__host__ __device__ __forceinline__ Chunks chunks_of_scaled(double x, int e)
+{
+    const double z = x * pow2(e / 2) * pow2(e - e / 2);
+    const double h2 = (z + 0x1.8p94) - 0x1.8p94, r2 = z - h2;
+    const double h1 = (r2 + 0x1.8p73) - 0x1.8p73, r1 = r2 - h1;
+    return {low_int(h2 * 0x1p-42 + MAGIC), low_int(h1 * 0x1p-21 + MAGIC), low_int(r1 + MAGIC)};
+}
+// floor(|x| 2^(e + 7 - beta)), below 128 (the guard's magnitudes), rounded down in the adder.
+__host__ __device__ __forceinline__ unsigned magnitude_of_scaled(double x, int e, int beta)
+{
+    const int s = e + 7 - beta;
+    return (unsigned)low_int(add_down(fabs(x) * pow2(s / 2) * pow2(s - s / 2), MAGIC));
 }
 template <> struct Precision<double> {
     using Bits = unsigned long long;
@@ -51,9 +88,8 @@ template <> struct Precision<double> {
     static constexpr double MAX = 1.7976931348623157e308;
     __device__ static Bits bits(double x) { return (Bits)__double_as_longlong(x); }
     __device__ static int ilog(Bits b) { return ilogb(__longlong_as_double((long long)b)); }
-    __device__ static Int round(double x) { return chunks_of(rint(x)); }
-    // x 2^e in two exact steps: e reaches 1135 for a vector of subnormals, past a double's 2^e
-    __device__ static double scaled(double x, int e) { return x * pow2(e / 2) * pow2(e - e / 2); }
+    __device__ static Int to_int(double x, int e) { return chunks_of_scaled(x, e); }
+    __device__ static unsigned magnitude(double x, int e, int beta) { return magnitude_of_scaled(x, e, beta); }
 };
 
 // Vector v (a row of op(A) or a column of op(B)) has entries x[v sv + p sp], p < len. A block
@@ -133,11 +169,9 @@ __global__ void exponents(const typename Precision<T>::Bits *amax, int *e, const
 template <int M>
 __host__ __device__ __forceinline__ int residue(int x)
 {
-    int r = x % M;
-    constexpr int hi = M == 256 ? 127 : (M - 1) / 2;
-    if (r > hi) r -= M;
-    else if (r < -hi - (M == 256)) r += M;
-    return r;
+    constexpr int h = M == 256 ? 128 : (M - 1) / 2;
+    constexpr unsigned K = ((1u << 30) / M + 1) * M + h; // a multiple of M above 2^30, and h
+    return (int)(((unsigned)x + K) % (unsigned)M) - h;
 }
 
 // 2^e mod m.
@@ -148,16 +182,22 @@ __host__ __device__ constexpr int pow2_mod(int e, int m)
     return r;
 }
 
-// The same for an integer in chunks, as its low byte (all the plane keeps): x2 (2^42 mod M) +
-// x1 (2^21 mod M) + x0 + O, O a multiple of M above 2^28 (|x2| <= 2^20), lies in [0, 2^31):
-// its remainder unsigned, then moved into the symmetric range, which for the byte means adding
-// 256 - M above (M - 1) / 2.
+// The same for an integer in chunks: x2 (2^42 mod M) + x1 (2^21 mod M) + x0, within 2^29 (each
+// chunk within 2^20), plus K, a multiple of M above 2^29 and h more, lies in [0, 2^31); its
+// unsigned remainder less h is the symmetric residue, in [-h, M - 1 - h].
 template <int M>
 __host__ __device__ __forceinline__ int residue(const Chunks &c)
 {
-    constexpr int c42 = pow2_mod(42, M), c21 = pow2_mod(21, M), O = ((1 << 28) / M + 1) * M;
-    const unsigned u = (unsigned)(c.x2 * c42 + c.x1 * c21 + c.x0 + O) % (unsigned)M;
-    return M == 256 ? (int)u : (int)(u + (u > (M - 1) / 2 ? 256 - M : 0));
+    constexpr int c42 = pow2_mod(42, M), c21 = pow2_mod(21, M), h = M == 256 ? 128 : (M - 1) / 2;
+    constexpr unsigned K = ((1u << 29) / M + 1) * M + h;
+    const unsigned v = (unsigned)(c.x2 * c42 + c.x1 * c21 + c.x0) + K;
+    return (int)(v % (unsigned)M) - h;
+}
+
+// The low bytes of a, b, c, d as one word, a's lowest: three byte permutes.
+__device__ __forceinline__ uint32_t bytes4(int a, int b, int c, int d)
+{
+    return __byte_perm(__byte_perm(a, b, 0x0040), __byte_perm(c, d, 0x0040), 0x5410);
 }
 
 // f(std::integral_constant<int, L>()) for L = 0 .. N - 1, in order.
@@ -201,22 +241,24 @@ __global__ void __launch_bounds__(256) split(const T *__restrict__ x, int64_t sv
     if (v >= count) return;
     typename P::Int ints[16];
 #pragma unroll
-    for (int i = 0; i < 16; i++) ints[i] = P::round(P::scaled(tile[row][at(kq + i)], e[v]));
+    for (int i = 0; i < 16; i++) ints[i] = P::to_int(tile[row][at(kq + i)], e[v]);
     int8_t *out = R + v * kp + p0 + kq;
     each_of(
         [&](auto plane_l) {
             constexpr int l = decltype(plane_l)::value, M = modulus(l);
             if (l >= t) return;
-            uint32_t words[4] = {0, 0, 0, 0};
+            int r[16];
 #pragma unroll
-            for (int i = 0; i < 16; i++) words[i / 4] |= (uint32_t)(residue<M>(ints[i]) & 0xff) << (8 * (i % 4));
-            *reinterpret_cast<uint4 *>(out + l * plane) = make_uint4(words[0], words[1], words[2], words[3]);
+            for (int i = 0; i < 16; i++) r[i] = residue<M>(ints[i]);
+            *reinterpret_cast<uint4 *>(out + l * plane) = make_uint4(
+                bytes4(r[0], r[1], r[2], r[3]), bytes4(r[4], r[5], r[6], r[7]), bytes4(r[8], r[9], r[10], r[11]),
+                bytes4(r[12], r[13], r[14], r[15]));
         },
         std::make_integer_sequence<int, TMAX>());
     uint32_t words[4] = {0, 0, 0, 0};
 #pragma unroll
     for (int i = 0; i < 16; i++)
-        words[i / 4] |= (uint32_t)floor(P::scaled(fabs(tile[row][at(kq + i)]), e[v] + 7 - beta)) << (8 * (i % 4));
+        words[i / 4] |= P::magnitude(tile[row][at(kq + i)], e[v], beta) << (8 * (i % 4));
     *reinterpret_cast<uint4 *>(out + t * plane) = make_uint4(words[0], words[1], words[2], words[3]);
 }
 

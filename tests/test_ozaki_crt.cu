@@ -55,14 +55,44 @@ static void check_residues()
         const double yd = (double)((long long)(rng() % (1ull << 63)) - (1ll << 62)) * (i % 3 ? 1.0 : 0x1p-20);
         const double y_int = rint(yd);
         const __int128 y = (__int128)y_int;
-        const Chunks c = chunks_of(y_int);
-        ok_split &= c.x1 >= 0 && c.x1 < (1 << 21) && c.x0 >= 0 && c.x0 < (1 << 21) &&
+        const Chunks c = chunks_of_scaled(y_int, 0);
+        ok_split &= abs(c.x2) <= (1 << 20) && abs(c.x1) <= (1 << 20) && abs(c.x0) <= (1 << 20) &&
                     (__int128)c.x2 * ((__int128)1 << 42) + (__int128)c.x1 * (1 << 21) + c.x0 == y;
         residues<0>(x, c, y, &ok_int, &ok_chunks);
     }
-    check("chunks of 200000 integers below 2^62: exact, x1 and x0 in [0, 2^21)", ok_split);
+    check("chunks of 200000 integers below 2^62: exact, each within 2^20", ok_split);
     check("int32 residues, SGEMM's 8 moduli: the symmetric residue's byte", ok_int);
     check("chunked residues, DGEMM's 16 moduli: the symmetric residue's byte", ok_chunks);
+}
+
+// The split's integers of doubles as it takes them, in FP64 additions (chunks_of_scaled,
+// magnitude_of_scaled), against rint and floor of ldexp: random doubles (normal, subnormal,
+// zero, either sign) at scalings that put them below 2^62 (most of them, like the split's rows,
+// within 2^beta, and some far below, rounded to 0), and halves, where rint rounds to even.
+static void check_scaled()
+{
+    bool ok_int = true, ok_mag = true;
+    for (int i = 0; i < 400000; i++) {
+        const int kind = i % 5, tie = (int)(rng() % 41);
+        double x;
+        if (kind == 0) x = ldexp((double)(rng() >> 11), -(int)(rng() % 1200)); // any binade, subnormals
+        else if (kind == 1) x = ldexp((double)(rng() % 100000) + 0.5, -tie);    // a tie after e = tie
+        else if (kind == 2) x = 0;
+        else x = ldexp((double)(rng() >> 11) * 0x1p-53, (int)(rng() % 200) - 100);
+        if (rng() & 1) x = -x;
+        const int beta = 51 + (int)(rng() % 12); // 51-62
+        // e as the split's: the vector's largest magnitude just under 2^beta, here x's own
+        // binade or one up to 60 above it (x then far below the vector's largest)
+        const int ex = x != 0 ? ilogb(x) : 0, e = kind == 1 ? tie : beta - 1 - ex - (int)(rng() % 61);
+        const double y = rint(ldexp(x, e));
+        if (fabs(y) >= 0x1p62) continue;
+        const Chunks got = chunks_of_scaled(x, e);
+        ok_int &= (__int128)got.x2 * ((__int128)1 << 42) + (__int128)got.x1 * (1 << 21) + got.x0 == (__int128)y &&
+                  abs(got.x2) <= (1 << 20) && abs(got.x1) <= (1 << 20) && abs(got.x0) <= (1 << 20);
+        ok_mag &= magnitude_of_scaled(x, e, beta) == (unsigned)floor(ldexp(fabs(x), e + 7 - beta));
+    }
+    check("chunks_of_scaled: the chunks of rint(x 2^e), 400000 doubles", ok_int);
+    check("magnitude_of_scaled: floor(|x| 2^(e + 7 - beta))", ok_mag);
 }
 
 // The residues of x as the residue GEMMs leave them: in [0, m).
@@ -142,6 +172,7 @@ static void check_to_double()
 int main()
 {
     check_residues();
+    check_scaled();
     check_crt();
     check_to_double();
     printf("%s\n", fails ? "FAILED" : "all passed");
