@@ -102,7 +102,7 @@ typedef struct {
                              * the INT8 tensor cores: 0 off (the default), 1 on, 2 auto (where
                              * the shape says it is the faster path) */
     int ozaki_d;            /* FASTGEMM_OZAKI_D: DGEMM on device operands by the Ozaki scheme:
-                             * 0 off (the default), 1 on */
+                             * 0 off (the default), 1 on, 2 auto */
     /* The host-operand pipeline (backends/cuda/offload*): */
     int64_t pinned_kb; /* FASTGEMM_PINNED_KB: the pinned staging ring */
     int64_t slot_kb;   /* FASTGEMM_SLOT_KB: one slot of the ring (a copy's chunk) */

@@ -119,7 +119,8 @@ static void read_settings(void)
     s->ozaki_d = 0;
     if (v) {
         if (!strcasecmp(v, "on")) s->ozaki_d = 1;
-        else if (strcasecmp(v, "off") != 0) fg_warn("FASTGEMM_OZAKI_D='%s' is not off or on; using off", v);
+        else if (!strcasecmp(v, "auto")) s->ozaki_d = 2;
+        else if (strcasecmp(v, "off") != 0) fg_warn("FASTGEMM_OZAKI_D='%s' is not off, on or auto; using off", v);
     }
     s->pinned_kb = env_int("FASTGEMM_PINNED_KB", 16, (long long)16 << 20, 128 << 10,
                            "a size from 16 to 16777216 (KB); using 131072");

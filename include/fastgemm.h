@@ -38,9 +38,9 @@ enum { FASTGEMM_SUCCESS = 0, FASTGEMM_ERROR_FAILED = -100 };
 /* C = alpha*op(A)*op(B) + beta*C on host, device or managed memory. With FASTGEMM_OZAKI=on
  * (or auto) in the environment, SGEMM on device operands runs on the INT8 tensor cores by the
  * Ozaki scheme II, each entry certified within FP32 SGEMM's error bound or summed in FP32;
- * inputs with Inf or NaN run on the FP32 kernels. FASTGEMM_OZAKI_D=on does the same for DGEMM,
- * within FP64 DGEMM's typical error, (floor(sqrt(k)) + 2) 2^-53 (|A||B|)_ij, or on the FP64
- * kernels (README, "Environment"). */
+ * inputs with Inf or NaN run on the FP32 kernels. FASTGEMM_OZAKI_D=on (or auto) does the same
+ * for DGEMM, within FP64 DGEMM's typical error, (floor(sqrt(k)) + 2) 2^-53 (|A||B|)_ij, or on
+ * the FP64 kernels (README, "Environment"). */
 int fastgemm_sgemm(fastgemm_op transa, fastgemm_op transb, int64_t m, int64_t n, int64_t k,
                    float alpha, const float *a, int64_t lda, const float *b, int64_t ldb,
                    float beta, float *c, int64_t ldc);

@@ -92,9 +92,10 @@ static inline FG_HOST_DEVICE int fg_ozaki_accepts(const fg_ozaki_status *st, int
     return st->inputs == 0 && st->uncertified <= (unsigned long long)(m * n / 1024);
 }
 FG_HIDDEN int fg_kernel_ozaki_moduli(int64_t k, int f64);
-// 1 where the scheme is expected to beat the SIMT kernels for the call's shape (FASTGEMM_OZAKI=
-// auto): deep k, and neither m, n nor m n small, since its passes over memory and its t residue
-// GEMMs of padded tiles cost more than they save on shallow, skinny or small problems.
+// 1 where the scheme is expected to beat the SIMT (DMMA) kernels for the call's shape
+// (FASTGEMM_OZAKI=auto, FASTGEMM_OZAKI_D=auto): deep k, and neither m, n nor m n small, since its
+// passes over memory and its t residue GEMMs of padded tiles cost more than they save on
+// shallow, skinny or small problems.
 FG_HIDDEN int fg_kernel_ozaki_pays(const fg_gemm_args *g);
 // A side of `count` vectors of depth k for t moduli, of float or double (f64) inputs, in
 // fg_kernel_ozaki_side_bytes of device memory (fg_kernel_ozaki_side lays it out);

@@ -130,14 +130,20 @@ int fg_kernel_ozaki_moduli(int64_t k, int f64)
     return beta_for(T_D - 1, k, true) >= 51 ? T_D - 1 : beta_for(T_D, k, true) >= 1 ? T_D : 0;
 }
 
-// The bounds come from random problems of at least 1 GFLOP on the H200 (perf/notes/
+// SGEMM: the bounds come from random problems of at least 1 GFLOP on the H200 (perf/notes/
 // tensor-core-sgemm.md): below k = 3072 the scheme lost to the SIMT kernels on most problems,
 // and with m or n below 512 (whose padding to whole tiles wastes much of the residue GEMMs) on
 // some; from k = 2048 it won where m and n are both 1024 or more. Below 2^20 entries of C its
 // 9 GEMMs have too few tiles to fill the GPU in whole waves (each tile runs all of k, with no
 // split), and it lost at m, n near 600 even with deep k.
+// DGEMM: the passes' time relative to the residue GEMMs', 640 / k (crt, per entry of C) + 400 / m
+// + 400 / n (the split, per entry of A and B), from their kernel times at 8192^3 on the H200,
+// below 0.20, where the scheme beat the DMMA kernels on every problem of three seeds' random
+// shapes (perf/notes/tensor-core-sgemm.md, seventh session); the DMMA kernels run about 1.26
+// times the residue GEMMs' time.
 int fg_kernel_ozaki_pays(const fg_gemm_args *g)
 {
+    if (g->dt == FG_F64) return 640.0 / g->k + 400.0 / g->m + 400.0 / g->n < 0.20;
     if (g->m * g->n < ((int64_t)1 << 20)) return 0;
     return (g->k >= 3072 && g->m >= 512 && g->n >= 512) || (g->k >= 2048 && g->m >= 1024 && g->n >= 1024);
 }

@@ -291,8 +291,9 @@ static void check_class(const char *cls, int assert_vs_sgemm)
 }
 
 /* The guard's checks on one class: every certified entry of the scheme's D within s_u
- * (|A||B|)_ij (the guard's bound: k u for float, fg_ozaki_dguard(k) u for double), and the result (certified entries from D, rounded to float where the FMA sums
- * are float, cf; else double, cd) within test_gemm's tolerance 2 (k+2) eps (|A||B|)_ij, eps = 2u. */
+ * (|A||B|)_ij (the guard's bound: k u for float, fg_ozaki_dguard(k) u for double), and the
+ * result (certified entries from D, rounded to float where the FMA sums are float, cf; else
+ * double, cd) within test_gemm's tolerance 2 (k+2) eps (|A||B|)_ij, eps = 2u. */
 static void guard_verdict(const char *prefix, const char *cls, int64_t m, int64_t n, int64_t k, int64_t certified,
                           int ran, const unsigned char *ok, const double *d, const float *cf, const double *cd,
                           const long double *ref, const long double *absab, double u, double s_u)

@@ -69,7 +69,8 @@ FG_HIDDEN cudaError_t fg_ozaki_queue(const fg_gemm_args *g, const fg_ozaki_sides
                                      cudaStream_t s, fg_ozaki_status *status, bool *queued, const char **note);
 FG_HIDDEN const char *fg_ozaki_outcome(const fg_ozaki_status *st, int64_t m, int64_t n, int t);
 // FASTGEMM_OZAKI asks for the scheme on this SGEMM call (on; auto where fg_kernel_ozaki_pays), or
-// FASTGEMM_OZAKI_D on this DGEMM call (on), and no forced kernel stands against it (runtime.cu).
+// FASTGEMM_OZAKI_D on this DGEMM call (the same), and no forced kernel stands against it
+// (runtime.cu).
 FG_HIDDEN bool fg_ozaki_wanted(const fg_settings *set, const fg_gemm_args *g);
 // C = beta*C over g->m x g->n on the device (beta = 0 writes zeros without reading C).
 FG_HIDDEN cudaError_t fg_run_scale_c(const fg_gemm_args *g, void *c, int64_t ldc, cudaStream_t s);

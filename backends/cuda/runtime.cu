@@ -93,8 +93,8 @@ bool fg_ozaki_wanted(const fg_settings *set, const fg_gemm_args *g)
 {
     int config;
     if (forced_for(set, g, &config) != FG_FAMILY_ANY) return false;
-    if (g->dt == FG_F64) return set->ozaki_d == 1;
-    return set->ozaki == 1 || (set->ozaki == 2 && fg_kernel_ozaki_pays(g));
+    const int mode = g->dt == FG_F64 ? set->ozaki_d : set->ozaki;
+    return mode == 1 || (mode == 2 && fg_kernel_ozaki_pays(g));
 }
 
 cudaError_t fg_run_gemm(int dev, const fg_settings *set, const fg_gemm_args *g, const void *a,
