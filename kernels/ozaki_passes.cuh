@@ -56,7 +56,7 @@ __host__ __device__ __forceinline__ double add_down(double a, double b)
 }
 // The low 32 bits of v + 1.5 2^52, an integer-valued v with |v| < 2^31: v as an int, since the
 // sum's unit is 1 and 1.5 2^52's low bits are zeros. The conversion runs in the FP64 adder (a
-// conversion instruction between double and integer runs at a quarter of its rate).
+// conversion instruction between double and integer runs at a quarter of the adder's rate).
 __host__ __device__ __forceinline__ int low_int(double v_plus_magic)
 {
     unsigned long long bits;
