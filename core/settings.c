@@ -47,6 +47,18 @@ static long long env_int(const char *name, long long lo, long long hi, long long
     return v;
 }
 
+/* Environment variable `name` as off (0, also when unset), on (1) or auto (2); any other value
+ * warns and is off. */
+static int env_off_on_auto(const char *name)
+{
+    const char *v = env(name);
+    if (!v || !strcasecmp(v, "off")) return 0;
+    if (!strcasecmp(v, "on")) return 1;
+    if (!strcasecmp(v, "auto")) return 2;
+    fg_warn("%s='%s' is not off, on or auto; using off", name, v);
+    return 0;
+}
+
 int fg_parse_mode(const char *s)
 {
     if (!strcasecmp(s, "auto")) return FG_MODE_AUTO;
@@ -108,20 +120,8 @@ static void read_settings(void)
         else if (strcasecmp(v, "model") != 0) fg_warn("FASTGEMM_CHOICE='%s' is not model or table; using model", v);
     }
     s->pack = (int)env_int("FASTGEMM_PACK", 0, 2, 0, "0, 1 or 2; using 0");
-    v = env("FASTGEMM_OZAKI");
-    s->ozaki = 0;
-    if (v) {
-        if (!strcasecmp(v, "on")) s->ozaki = 1;
-        else if (!strcasecmp(v, "auto")) s->ozaki = 2;
-        else if (strcasecmp(v, "off") != 0) fg_warn("FASTGEMM_OZAKI='%s' is not off, on or auto; using off", v);
-    }
-    v = env("FASTGEMM_OZAKI_D");
-    s->ozaki_d = 0;
-    if (v) {
-        if (!strcasecmp(v, "on")) s->ozaki_d = 1;
-        else if (!strcasecmp(v, "auto")) s->ozaki_d = 2;
-        else if (strcasecmp(v, "off") != 0) fg_warn("FASTGEMM_OZAKI_D='%s' is not off, on or auto; using off", v);
-    }
+    s->ozaki = env_off_on_auto("FASTGEMM_OZAKI");
+    s->ozaki_d = env_off_on_auto("FASTGEMM_OZAKI_D");
     s->pinned_kb = env_int("FASTGEMM_PINNED_KB", 16, (long long)16 << 20, 128 << 10,
                            "a size from 16 to 16777216 (KB); using 131072");
     s->slot_kb = env_int("FASTGEMM_SLOT_KB", 4, 1 << 20, 16 << 10,

@@ -72,8 +72,8 @@ FG_HIDDEN cudaError_t fg_kernel_scale_c(const fg_gemm_args *g, void *c, int64_t 
 //   (double) one by one (k steps each); elsewhere C is left as it is.
 // Nothing waits for the host: the caller reads the status back when it needs the outcome.
 // alpha != 0, k > 0, a, b, c all float or all double (f64). fg_kernel_ozaki_moduli: the moduli
-// the scheme takes for depth k (8 for float, 16 for double), or 0 where it does not run (k of
-// 2^17 or more: its int32 sums could overflow).
+// the scheme takes for depth k (8 for float, 15 or 16 for double), or 0 where it does not run
+// (k of 2^17 or more: its int32 sums could overflow).
 typedef struct {
     unsigned inputs;
     unsigned unused;

@@ -26,8 +26,8 @@ FG_HIDDEN void fg_cuda_describe(char *why, size_t len, const char *call, cudaErr
 // k > 0: with ozaki, SGEMM (DGEMM) by the Ozaki scheme where FASTGEMM_OZAKI (FASTGEMM_OZAKI_D)
 // asks for it and it can take the call (ozaki.cu; it synchronises s), else the operands packed
 // where FASTGEMM_PACK says (pack.cu), then the kernel the settings (FASTGEMM_KERNEL, _SPLIT_K,
-// _STREAM_K) and the tables choose, its workspace from the pool. *note (where note is not null): what the Ozaki setting
-// did, for the trace, or NULL.
+// _STREAM_K) and the tables choose, its workspace from the pool. *note (where note is not
+// null): what the Ozaki setting did, for the trace, or NULL.
 FG_HIDDEN cudaError_t fg_run_gemm(int dev, const fg_settings *set, const fg_gemm_args *g,
                                   const void *a, int64_t lda, const void *b, int64_t ldb, void *c,
                                   int64_t ldc, cudaStream_t s, bool ozaki = false,
