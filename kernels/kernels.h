@@ -76,7 +76,7 @@ FG_HIDDEN cudaError_t fg_kernel_scale_c(const fg_gemm_args *g, void *c, int64_t 
 // (k of 2^17 or more: its int32 sums could overflow).
 typedef struct {
     unsigned inputs;
-    unsigned unused;
+    unsigned next_tile; // the residue GEMMs' (ozaki_wgmma.cuh): tiles handed out
     unsigned long long uncertified;
 } fg_ozaki_status;
 #ifdef __CUDACC__

@@ -219,10 +219,12 @@ cudaError_t fg_kernel_ozaki_multiply(const fg_gemm_args *g, const fg_ozaki_side 
     uint8_t *prod = reinterpret_cast<uint8_t *>(w + p.prod), *cert = reinterpret_cast<uint8_t *>(w + p.cert);
     const int8_t *ra = sa->planes + a0 * sa->kp, *rb = sb->planes + b0 * sb->kp;
     const GuardArgs guard = {&status->inputs, sa->e + a0, sb->e + b0, sa->sum + a0, sb->sum + b0, cert,
-                             &status->uncertified, g->m, g->n, g->k, p.mp, sa->beta, t};
+                             &status->uncertified, g->m, g->n, g->k, p.mp, sa->beta, t,
+                             guard_slack(g->k), guard_limit(g->k, f64)};
     // Out[j][i] = sum_p B'(j, p) A'(i, p): the products come out m-contiguous, as C is; t + 1
     // products, the last the magnitudes', whose epilogue is the guard's. Hopper: wgmma from
-    // tensor maps over the sides' stacked planes; else, or where no map can be made, mma.sync.
+    // tensor maps over the sides' stacked planes, the residues' products in one persistent
+    // launch, the magnitudes' in another; else, or where no map can be made, mma.sync.
     int dev = 0, major = 0;
     err = cudaGetDevice(&dev);
     if (err == cudaSuccess) err = cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, dev);
@@ -234,13 +236,21 @@ cudaError_t fg_kernel_ozaki_multiply(const fg_gemm_args *g, const fg_ozaki_side 
 #endif
     if (hopper && fg_kern::tma_map(&mx, sb->planes, sb->kp, (t + 1) * sb->stride, sb->kp, 1, WG_BK, WG_BM, true) &&
         fg_kern::tma_map(&my, sa->planes, sa->kp, (t + 1) * sa->stride, sa->kp, 1, WG_BK, WG_BN, true)) {
-        static fg_kern::SmemAsked asked[2]; // per kernel
-        auto kernel = f64 ? int8_gemm_wgmma<T_D> : int8_gemm_wgmma<T_S>;
-        err = fg_kern::allow_smem(kernel, asked[f64], WG_SMEM);
+        static fg_kern::SmemAsked asked[4]; // per kernel
+        auto residues = f64 ? int8_gemm_wgmma<T_D, false> : int8_gemm_wgmma<T_S, false>;
+        auto magnitudes = f64 ? int8_gemm_wgmma<T_D, true> : int8_gemm_wgmma<T_S, true>;
+        int sms = 0;
+        err = fg_kern::allow_smem(residues, asked[f64], WG_SMEM);
+        if (err == cudaSuccess) err = fg_kern::allow_smem(magnitudes, asked[2 + f64], WG_SMEM);
+        if (err == cudaSuccess) err = cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev);
         if (err != cudaSuccess) return err;
-        kernel<<<dim3((unsigned)(p.mp / WG_BN), (unsigned)(p.np / WG_BM), (unsigned)(t + 1)), WG_THREADS,
-                          WG_SMEM, s>>>(mx, my, prod, guard, sa->kp, p.mp, sb->stride, b0, sa->stride, a0,
-                                        p.mp * p.np);
+        const int tiles_x = (int)(p.mp / WG_BN), tiles_y = (int)(p.np / WG_BM), tiles = tiles_x * tiles_y;
+        residues<<<(unsigned)(t * tiles < sms ? t * tiles : sms), WG_THREADS, WG_SMEM, s>>>(
+            mx, my, prod, guard, sa->kp, p.mp, sb->stride, b0, sa->stride, a0, p.mp * p.np, tiles_x, tiles_y, 0, t,
+            &status->next_tile);
+        magnitudes<<<(unsigned)tiles, WG_THREADS, WG_SMEM, s>>>(mx, my, prod, guard, sa->kp, p.mp, sb->stride, b0,
+                                                                sa->stride, a0, p.mp * p.np, tiles_x, tiles_y, t, 1,
+                                                                nullptr);
     } else {
         static fg_kern::SmemAsked asked[2];
         auto kernel = f64 ? int8_gemm<T_D> : int8_gemm<T_S>;

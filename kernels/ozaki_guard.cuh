@@ -16,6 +16,7 @@
 
 #include "ozaki_moduli.cuh"
 
+#include <math.h>
 #include <stdint.h>
 #include <string.h>
 
@@ -34,11 +35,13 @@ __host__ __device__ __forceinline__ double pow2(int e)
 #endif
 }
 
-// 2^e for any e: ldexp outside a normal double's range (0 or Inf where it underflows or
-// overflows; double inputs' exponents reach +-1100, their sums twice that).
+// 2^e for any e, as ldexp(1, e) gives it (0 or Inf where it underflows or overflows; double
+// inputs' exponents reach +-1100, their sums twice that): two normal powers whose product rounds
+// once, to the power itself wherever a double holds it.
 __device__ __forceinline__ double pow2_any(int e)
 {
-    return e >= -1022 && e <= 1023 ? pow2(e) : ldexp(1.0, e);
+    e = max(-2044, min(2044, e)); // beyond, 2^e is 0 or Inf all the same
+    return pow2(e / 2) * pow2(e - e / 2);
 }
 
 struct GuardArgs {
@@ -49,37 +52,68 @@ struct GuardArgs {
     unsigned long long *count; // += the entries of C not certified
     int64_t m, n, k, ld;
     int beta;
-    int t;                     // the batch entry (blockIdx.z) of the magnitudes' product
+    int t;                     // the magnitudes' plane (ozaki_int8.cuh: its blockIdx.z)
+    double slack, limit;       // the test: bound slack <= limit lower bound (guard_slack, guard_limit)
 };
 
-// F64: DGEMM's inputs, held to (floor(sqrt(k)) + 2) 2^-53, whose exponents need pow2_any, and
-// whose huge products may make the lower bound Inf (then nothing is certified); else SGEMM's,
-// held to k 2^-24. s u - 2^-52 leaves room for D's conversion to double (2^-53 |D|).
-template <bool F64>
-__device__ __forceinline__ bool certified(const GuardArgs &g, int64_t i, int64_t j, int32_t lower)
+// 1 + (k + 2) 2^-52 covers the double sums of magnitudes.
+inline double guard_slack(int64_t k) { return 1 + (double)(k + 2) * 0x1p-52; }
+
+// s u - 2^-52: DGEMM's entries (f64) are held to (floor(sqrt(k)) + 2) 2^-53, SGEMM's to
+// k 2^-24, and 2^-52 leaves room for D's conversion to double (2^-53 |D|).
+inline double guard_limit(int64_t k, bool f64)
 {
-    const int e_a = g.ea[i], e_b = g.fb[j];
-    const double sa = g.sa[i], sb = g.sb[j];
-    auto p2 = [](int e) { return F64 ? pow2_any(e) : pow2(e); };
-    const double h_a = sa > 0 ? p2(-e_a - 1) : 0, h_b = sb > 0 ? p2(-e_b - 1) : 0;
-    const double bound = h_a * sb + h_b * (sa + (double)g.k * h_a);
-    const double low = (double)lower * p2(2 * g.beta - 14 - e_a - e_b);
-    const double s_u = F64 ? (floor(sqrt((double)g.k)) + 2) * 0x1p-53 : (double)g.k * 0x1p-24;
-    return bound * (1 + (double)(g.k + 2) * 0x1p-52) <= (s_u - 0x1p-52) * low && (!F64 || low < INFINITY);
+    return (f64 ? (floor(sqrt((double)k)) + 2) * 0x1p-53 : (double)k * 0x1p-24) - 0x1p-52;
 }
 
-// Entries (i, j) and (i + 1, j), lower_0 and lower_1 of the magnitudes' product: their flags
-// (i even, so the pair is 2-byte aligned), and in *bad how many of those inside C fail.
+// A row of A's or a column of B's terms of the bound: its exponent, its sum of magnitudes and
+// its half unit (0 for a vector of zeros, and for one past C's edge, which nothing reads).
+struct GuardSide {
+    int e;
+    double sum, h;
+};
+
+// F64: DGEMM's inputs, whose exponents need pow2_any; else SGEMM's.
 template <bool F64>
-__device__ __forceinline__ void guard_pair(const GuardArgs &g, int64_t i, int64_t j, int32_t lower_0, int32_t lower_1,
-                                           unsigned *bad)
+__device__ __forceinline__ GuardSide guard_side(const int *e, const double *sum, int64_t i, int64_t count)
 {
-    bool c0 = false, c1 = false;
-    if (j < g.n) {
-        if (i < g.m) c0 = certified<F64>(g, i, j, lower_0), *bad += !c0;
-        if (i + 1 < g.m) c1 = certified<F64>(g, i + 1, j, lower_1), *bad += !c1;
+    if (i >= count) return {0, 0.0, 0.0};
+    const int ei = e[i];
+    const double si = sum[i];
+    return {ei, si, si > 0 ? (F64 ? pow2_any(-ei - 1) : pow2(-ei - 1)) : 0.0};
+}
+
+// DGEMM's (F64) huge products may make the lower bound Inf: then nothing is certified.
+template <bool F64>
+__device__ __forceinline__ bool certified(const GuardArgs &g, const GuardSide &a, const GuardSide &b, int32_t lower)
+{
+    const double bound = a.h * b.sum + b.h * (a.sum + (double)g.k * a.h);
+    const int e = 2 * g.beta - 14 - a.e - b.e;
+    const double low = (double)lower * (F64 ? pow2_any(e) : pow2(e));
+    return bound * g.slack <= g.limit * low && (!F64 || low < INFINITY);
+}
+
+// Entries (i, j) and (i + 1, j) for j = j0 and j1 (i even, so each pair is 2-byte aligned),
+// lower[0] to lower[3] theirs of the magnitudes' product in the order (i, j0), (i + 1, j0),
+// (i, j1), (i + 1, j1), b0 and b1 the columns' terms: their flags, and in *bad how many of
+// those inside C fail. Rows i and i + 1 are loaded once for both columns.
+template <bool F64>
+__device__ __forceinline__ void guard_quad(const GuardArgs &g, int64_t i, int64_t j0, int64_t j1, const GuardSide &b0,
+                                           const GuardSide &b1, const int32_t (&lower)[4], unsigned *bad)
+{
+    const GuardSide a0 = guard_side<F64>(g.ea, g.sa, i, g.m), a1 = guard_side<F64>(g.ea, g.sa, i + 1, g.m);
+    const bool in0 = i < g.m, in1 = i + 1 < g.m;
+    const int64_t j[2] = {j0, j1};
+    const GuardSide *b[2] = {&b0, &b1};
+#pragma unroll
+    for (int c = 0; c < 2; c++) {
+        bool ok0 = false, ok1 = false;
+        if (j[c] < g.n) {
+            if (in0) ok0 = certified<F64>(g, a0, *b[c], lower[2 * c]), *bad += !ok0;
+            if (in1) ok1 = certified<F64>(g, a1, *b[c], lower[2 * c + 1]), *bad += !ok1;
+        }
+        *reinterpret_cast<uchar2 *>(g.cert + j[c] * g.ld + i) = make_uchar2(ok0, ok1);
     }
-    *reinterpret_cast<uchar2 *>(g.cert + j * g.ld + i) = make_uchar2(c0, c1);
 }
 
 // The warp's count of entries not certified, added once (every lane calls it).

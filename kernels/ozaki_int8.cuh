@@ -108,32 +108,32 @@ __global__ void __launch_bounds__(THREADS) int8_gemm(const int8_t *__restrict__ 
     // Thread (g, q) of a fragment holds rows g and g + 8, columns 2q and 2q + 1.
     const int g = lane / 4, q = lane % 4;
     if ((int)blockIdx.z == guard.t) { // the magnitudes' product: the guard's flags
+        constexpr bool F64 = NT > T_S;
         unsigned bad = 0;
 #pragma unroll
-        for (int mi = 0; mi < 4; mi++)
+        for (int mi = 0; mi < 4; mi++) {
+            const int64_t r = r0 + wr + mi * 16 + g;
+            const GuardSide b0 = guard_side<F64>(guard.fb, guard.sb, r, guard.n);
+            const GuardSide b1 = guard_side<F64>(guard.fb, guard.sb, r + 8, guard.n);
 #pragma unroll
             for (int ni = 0; ni < 4; ni++) {
-                const int64_t r = r0 + wr + mi * 16 + g, c = c0 + wc + ni * 8 + 2 * q;
-                guard_pair<(NT > T_S)>(guard, c, r, acc[mi][ni][0], acc[mi][ni][1], &bad);
-                guard_pair<(NT > T_S)>(guard, c, r + 8, acc[mi][ni][2], acc[mi][ni][3], &bad);
+                const int *a = acc[mi][ni];
+                guard_quad<F64>(guard, c0 + wc + ni * 8 + 2 * q, r, r + 8, b0, b1, {a[0], a[1], a[2], a[3]}, &bad);
             }
+        }
         guard_count(guard, bad);
         return;
     }
-    with_modulus<NT>((int)blockIdx.z, [&](auto mod) {
-        constexpr int m = decltype(mod)::value;
+    const Residue res(modulus((int)blockIdx.z));
 #pragma unroll
-        for (int mi = 0; mi < 4; mi++)
+    for (int mi = 0; mi < 4; mi++)
 #pragma unroll
-            for (int ni = 0; ni < 4; ni++) {
-                const int64_t r = r0 + wr + mi * 16 + g, c = c0 + wc + ni * 8 + 2 * q;
-                const int *a = acc[mi][ni];
-                *reinterpret_cast<uchar2 *>(Out + r * ldo + c) =
-                    make_uchar2(residue_u8(a[0], m), residue_u8(a[1], m));
-                *reinterpret_cast<uchar2 *>(Out + (r + 8) * ldo + c) =
-                    make_uchar2(residue_u8(a[2], m), residue_u8(a[3], m));
-            }
-    });
+        for (int ni = 0; ni < 4; ni++) {
+            const int64_t r = r0 + wr + mi * 16 + g, c = c0 + wc + ni * 8 + 2 * q;
+            const int *a = acc[mi][ni];
+            *reinterpret_cast<uchar2 *>(Out + r * ldo + c) = make_uchar2(res(a[0]), res(a[1]));
+            *reinterpret_cast<uchar2 *>(Out + (r + 8) * ldo + c) = make_uchar2(res(a[2]), res(a[3]));
+        }
 }
 
 } // namespace fg_ozaki

@@ -5,8 +5,6 @@
 
 #include <stdint.h>
 
-#include <type_traits>
-
 namespace fg_ozaki {
 
 constexpr int T_S = 8, T_D = 16, MAX_T = T_D;
@@ -20,48 +18,32 @@ __host__ __device__ constexpr int modulus(int l)
          : l == 13 ? 199 : l == 14 ? 197 : 193;
 }
 
-// A residue GEMM's int32 sum as its residue in [0, m): a byte, which is all the CRT needs.
-__device__ __forceinline__ uint8_t residue_u8(int32_t x, int m)
-{
-    const int r = x % m;
-    return (uint8_t)(r < 0 ? r + m : r);
-}
+// A residue GEMM's int32 sum x as its residue in [0, m), a byte, which is all the CRT needs, for
+// the modulus m <= 256 of the batch entry the block computes (known only at run time: one copy of
+// the epilogue serves every modulus). |x| <= k 2^14 <= 2^31 - 2^14 (k < 2^17 products of residues
+// within [-128, 128]), so u = x + off, off the first multiple of m from 2^31, lies in [0, 2^32),
+// and u mod m = u - m q with q = floor(u magic / 2^40), magic = floor(2^40 / m) + 1: magic exceeds
+// 2^40 / m by at most 1, so u magic / 2^40 exceeds u / m by less than 2^-8 <= 1/m and its floor is
+// floor(u / m).
+struct Residue {
+    uint32_t m, off;
+    uint64_t magic; // floor(2^40 / m) + 1, times 2^24: the quotient is the high word of u magic
 
-// f(std::integral_constant<int, modulus(l)>()): code that takes residues sees its modulus as a
-// constant, whose remainder is a multiply and shifts instead of a division. first_eight takes
-// l < 8, next_eight 8 <= l < 16; with_modulus<NT> the first NT (T_S: SGEMM's kernels keep a
-// switch of 8).
-template <class F> __device__ __forceinline__ void first_eight(int l, F &&f)
-{
-    switch (l) {
-    case 0: f(std::integral_constant<int, modulus(0)>()); break;
-    case 1: f(std::integral_constant<int, modulus(1)>()); break;
-    case 2: f(std::integral_constant<int, modulus(2)>()); break;
-    case 3: f(std::integral_constant<int, modulus(3)>()); break;
-    case 4: f(std::integral_constant<int, modulus(4)>()); break;
-    case 5: f(std::integral_constant<int, modulus(5)>()); break;
-    case 6: f(std::integral_constant<int, modulus(6)>()); break;
-    default: f(std::integral_constant<int, modulus(7)>()); break;
+    __host__ __device__ explicit Residue(int modulus)
+        : m((uint32_t)modulus), off((uint32_t)(((1ull << 31) + modulus - 1) / modulus * modulus)),
+          magic(((1ull << 40) / (uint64_t)modulus + 1) << 24)
+    {
     }
-}
-template <class F> __device__ __forceinline__ void next_eight(int l, F &&f)
-{
-    switch (l) {
-    case 8: f(std::integral_constant<int, modulus(8)>()); break;
-    case 9: f(std::integral_constant<int, modulus(9)>()); break;
-    case 10: f(std::integral_constant<int, modulus(10)>()); break;
-    case 11: f(std::integral_constant<int, modulus(11)>()); break;
-    case 12: f(std::integral_constant<int, modulus(12)>()); break;
-    case 13: f(std::integral_constant<int, modulus(13)>()); break;
-    case 14: f(std::integral_constant<int, modulus(14)>()); break;
-    default: f(std::integral_constant<int, modulus(15)>()); break;
+    __host__ __device__ __forceinline__ uint8_t operator()(int32_t x) const
+    {
+        const uint32_t u = (uint32_t)x + off; // exact: x + off is within [0, 2^32)
+#ifdef __CUDA_ARCH__
+        const uint32_t q = (uint32_t)__umul64hi(u, magic);
+#else
+        const uint32_t q = (uint32_t)(((unsigned __int128)u * magic) >> 64);
+#endif
+        return (uint8_t)(u - m * q);
     }
-}
-template <int NT, class F> __device__ __forceinline__ void with_modulus(int l, F &&f)
-{
-    static_assert(NT == T_S || NT == T_D, "SGEMM's moduli or DGEMM's");
-    if (NT == T_S || l < 8) first_eight(l, f);
-    else next_eight(l, f);
-}
+};
 
 } // namespace fg_ozaki

@@ -3,7 +3,7 @@
 // sums, bytes out; the last, z = guard.t, the guard's flags), with the k-tiles brought by the
 // tensor memory accelerator and multiplied by wgmma.
 //
-// A block computes 128 x 256 of Out. One warpgroup (its first thread) asks for the k-tiles: 128
+// A block computes tiles of 128 x 256 of Out (the launches: below). One warpgroup (its first thread) asks for the k-tiles: 128
 // bytes of k of X's 128 rows and of Y's 256, 128-byte swizzled, into 4 stages; each stage's
 // `full` mbarrier counts their bytes. Two warpgroups compute, each 64 rows x 256 columns with
 // wgmma m64n256k32 (4 per k-tile) from shared memory descriptors, one k-tile's group in flight
@@ -26,7 +26,8 @@ namespace fg_ozaki {
 constexpr int WG_BM = 128, WG_BN = 256, WG_BK = 128, WG_STAGES = 4, WG_THREADS = 384, WG_GROUP = 8;
 constexpr int WG_X_BYTES = WG_BM * WG_BK, WG_Y_BYTES = WG_BN * WG_BK; // 16 and 32 KB
 constexpr int WG_STAGE = WG_X_BYTES + WG_Y_BYTES;
-constexpr int WG_SMEM = WG_STAGES * WG_STAGE + 1024 + 2 * WG_STAGES * 8; // + alignment, barriers
+// + alignment; the stages' barriers, the tile slots' barriers and the slots
+constexpr int WG_SMEM = WG_STAGES * WG_STAGE + 1024 + 2 * WG_STAGES * 8 + 4 * 8 + 2 * 4;
 
 // The descriptor of a K-major tile of 128-byte rows, 128-byte swizzled, at p (1024-aligned):
 // groups of 8 rows 1024 bytes apart. Adding 2 moves it 32 bytes along k (one wgmma's k).
@@ -76,6 +77,23 @@ __device__ __forceinline__ void wgmma_s8(int (&d)[128], uint64_t x, uint64_t y)
 #endif
 }
 
+// The warpgroup's registers a thread: the producer gives up what the consumers take, within the
+// SM's 64 K (128 x 40 + 256 x 232).
+template <int N>
+__device__ __forceinline__ void regs_dec()
+{
+#if defined(__CUDA_ARCH_FEAT_SM90_ALL)
+    asm volatile("setmaxnreg.dec.sync.aligned.u32 %0;\n" ::"n"(N));
+#endif
+}
+template <int N>
+__device__ __forceinline__ void regs_inc()
+{
+#if defined(__CUDA_ARCH_FEAT_SM90_ALL)
+    asm volatile("setmaxnreg.inc.sync.aligned.u32 %0;\n" ::"n"(N));
+#endif
+}
+
 __device__ __forceinline__ void wgmma_fence()
 {
 #if defined(__CUDA_ARCH_FEAT_SM90_ALL)
@@ -97,92 +115,146 @@ __device__ __forceinline__ void wgmma_wait()
 #endif
 }
 
-// NT: the moduli (T_S for SGEMM, else DGEMM's, whose guard is DGEMM's).
-template <int NT>
+// Where tile `tile` of a batch of tiles_x x tiles_y tiles of Out a plane lies: its plane z, first
+// row r0 and column c0. Tiles go in groups of WG_GROUP columns (of Y), row by row within a
+// group, so that the blocks at work at once read 8 of Y's tiles and about 17 of X's rather than
+// all of Y's: they share them in L2 instead of reading them again from memory wave after wave.
+struct WgTile {
+    int64_t r0, c0, z;
+};
+__device__ __forceinline__ WgTile wg_tile(int tile, int tiles_x, int tiles_y)
+{
+    const int per_z = tiles_x * tiles_y, pid = tile % per_z, in_group = WG_GROUP * tiles_y;
+    const int first = pid / in_group * WG_GROUP, cols = min(tiles_x - first, WG_GROUP);
+    const int tx = first + pid % in_group % cols, ty = pid % in_group / cols;
+    return {(int64_t)ty * WG_BM, (int64_t)tx * WG_BN, tile / per_z};
+}
+
+// NT: the moduli (T_S for SGEMM, else DGEMM's, whose guard is DGEMM's). The residue GEMMs
+// (GUARD false) run persistent: the `planes` x tiles_x x tiles_y tiles are handed out in order,
+// block b's first tile b, each next one the first not yet taken (*next_tile counts those past
+// the first gridDim.x, 0 at the launch), so that the tiles at work at once stay neighbours
+// however the blocks' pace drifts; the producer runs ahead through the stages into a block's
+// next tile while the consumers finish one, and tells them which tile it is through two slots
+// in shared memory. The guard's product (GUARD true: plane z0, one tile a block) has its own
+// launch: its epilogue needs the registers a loop over tiles would hold.
+template <int NT, bool GUARD>
 __global__ void __launch_bounds__(WG_THREADS, 1)
     int8_gemm_wgmma(const __grid_constant__ CUtensorMap mx, const __grid_constant__ CUtensorMap my,
                     uint8_t *__restrict__ Out, GuardArgs guard, int64_t kp, int64_t ldo, int64_t x_rows,
-                    int64_t x0, int64_t y_rows, int64_t y0, int64_t os)
+                    int64_t x0, int64_t y_rows, int64_t y0, int64_t os, int tiles_x, int tiles_y, int z0, int planes,
+                    unsigned *next_tile)
 {
     if (*guard.inputs) return; // an Inf or NaN: the SIMT (DMMA) kernels take the call
     extern __shared__ unsigned char raw[];
     unsigned char *smem = reinterpret_cast<unsigned char *>((reinterpret_cast<uintptr_t>(raw) + 1023) & ~(uintptr_t)1023);
     uint64_t *full = reinterpret_cast<uint64_t *>(smem + WG_STAGES * WG_STAGE), *empty = full + WG_STAGES;
+    uint64_t *slot_full = empty + WG_STAGES, *slot_empty = slot_full + 2;
+    int *slot = reinterpret_cast<int *>(slot_empty + 2);
     const int wg = threadIdx.x / 128, tid = threadIdx.x % 128;
-    // Tiles in groups of WG_GROUP columns (of Y), row by row within a group, so that the blocks
-    // resident at once read 8 of Y's tiles and about 17 of X's rather than all of Y's: they
-    // share them in L2 instead of reading them again from memory wave after wave.
-    const int pid = blockIdx.x + blockIdx.y * gridDim.x, in_group = WG_GROUP * gridDim.y;
-    const int first = pid / in_group * WG_GROUP, cols = min((int)gridDim.x - first, WG_GROUP);
-    const int tx = first + pid % in_group % cols, ty = pid % in_group / cols;
-    const int64_t r0 = (int64_t)ty * WG_BM, c0 = (int64_t)tx * WG_BN, z = blockIdx.z;
-    const int ktiles = (int)(kp / WG_BK);
+    const int tiles = tiles_x * tiles_y * planes, ktiles = (int)(kp / WG_BK);
     if (threadIdx.x == 0) {
         for (int s = 0; s < WG_STAGES; s++) {
             fg_kern::mbar_init(&full[s], 1);
             fg_kern::mbar_init(&empty[s], 2);
         }
+        for (int i = 0; i < 2; i++) {
+            fg_kern::mbar_init(&slot_full[i], 1);
+            fg_kern::mbar_init(&slot_empty[i], 256); // every consumer thread has read it
+        }
         fg_kern::mbar_init_fence();
     }
     __syncthreads();
 
+    // The block's n-th tile goes through slot n % 2 (-1: no more). Stage use `it` counts
+    // k-tiles over all the block's tiles: stage it % WG_STAGES, in its (it / WG_STAGES)-th round.
     if (wg == 2) { // the producer
+        regs_dec<40>();
         if (tid == 0) {
             fg_kern::tma_prefetch_map(&mx);
             fg_kern::tma_prefetch_map(&my);
-            for (int kt = 0; kt < ktiles; kt++) {
-                const int s = kt % WG_STAGES;
-                if (kt >= WG_STAGES) fg_kern::mbar_wait(&empty[s], (kt / WG_STAGES - 1) & 1);
-                unsigned char *sx = smem + s * WG_STAGE, *sy = sx + WG_X_BYTES;
-                fg_kern::mbar_expect_bytes(&full[s], WG_STAGE);
-                fg_kern::tma_load_2d(sx, &mx, &full[s], kt * WG_BK, (int)(z * x_rows + x0 + r0));
-                fg_kern::tma_load_2d(sy, &my, &full[s], kt * WG_BK, (int)(z * y_rows + y0 + c0));
+            int it = 0, tile = blockIdx.x;
+            for (int n = 0;; n++) {
+                if (GUARD) {
+                    if (n) break;
+                } else {
+                    if (n >= 2) fg_kern::mbar_wait(&slot_empty[n % 2], (n / 2 - 1) & 1);
+                    slot[n % 2] = tile < tiles ? tile : -1;
+                    fg_kern::mbar_arrive(&slot_full[n % 2]);
+                    if (tile >= tiles) break;
+                }
+                const WgTile w = wg_tile(tile, tiles_x, tiles_y);
+                const int64_t z = z0 + w.z;
+                for (int kt = 0; kt < ktiles; kt++, it++) {
+                    const int s = it % WG_STAGES;
+                    if (it >= WG_STAGES) fg_kern::mbar_wait(&empty[s], (it / WG_STAGES - 1) & 1);
+                    unsigned char *sx = smem + s * WG_STAGE, *sy = sx + WG_X_BYTES;
+                    fg_kern::mbar_expect_bytes(&full[s], WG_STAGE);
+                    fg_kern::tma_load_2d(sx, &mx, &full[s], kt * WG_BK, (int)(z * x_rows + x0 + w.r0));
+                    fg_kern::tma_load_2d(sy, &my, &full[s], kt * WG_BK, (int)(z * y_rows + y0 + w.c0));
+                }
+                if (!GUARD) tile = (int)gridDim.x + (int)atomicAdd(next_tile, 1u);
             }
         }
         return;
     }
 
-    int d[128];
-#pragma unroll
-    for (int i = 0; i < 128; i++) d[i] = 0;
-    for (int kt = 0; kt < ktiles; kt++) {
-        const int s = kt % WG_STAGES;
-        fg_kern::mbar_wait(&full[s], (kt / WG_STAGES) & 1);
-        const unsigned char *sx = smem + s * WG_STAGE + wg * (64 * WG_BK), *sy = smem + s * WG_STAGE + WG_X_BYTES;
-        const uint64_t dx = wg_desc(sx), dy = wg_desc(sy);
-        wgmma_fence();
-#pragma unroll
-        for (int ks = 0; ks < WG_BK / 32; ks++) wgmma_s8(d, dx + 2 * ks, dy + 2 * ks);
-        wgmma_commit();
-        wgmma_wait<1>(); // k-tile kt - 1's products are done: its stage may be refilled
-        if (kt > 0 && tid == 0) fg_kern::mbar_arrive(&empty[(kt - 1) % WG_STAGES]);
-    }
-    wgmma_wait<0>();
-
+    regs_inc<232>();
     // Thread (warp w, g, q) holds rows 16 w + g and 16 w + g + 8 of its warpgroup's 64, columns
     // 8 i + 2 q and 8 i + 2 q + 1 for i < 32.
     const int w = tid / 32, g = tid % 32 / 4, q = tid % 4;
-    if (z == guard.t) { // the magnitudes' product: the guard's flags
-        const int64_t r = r0 + wg * 64 + 16 * w + g;
-        unsigned bad = 0;
-#pragma unroll
-        for (int i = 0; i < 32; i++) {
-            guard_pair<(NT > T_S)>(guard, c0 + 8 * i + 2 * q, r, d[4 * i], d[4 * i + 1], &bad);
-            guard_pair<(NT > T_S)>(guard, c0 + 8 * i + 2 * q, r + 8, d[4 * i + 2], d[4 * i + 3], &bad);
+    int it = 0;
+    for (int n = 0;; n++) {
+        int tile = blockIdx.x;
+        if (GUARD) {
+            if (n) break;
+        } else {
+            fg_kern::mbar_wait(&slot_full[n % 2], (n / 2) & 1);
+            tile = slot[n % 2];
+            fg_kern::mbar_arrive(&slot_empty[n % 2]);
+            if (tile < 0) break;
         }
-        guard_count(guard, bad);
-        return;
+        const WgTile at = wg_tile(tile, tiles_x, tiles_y);
+        int d[128];
+#pragma unroll
+        for (int i = 0; i < 128; i++) d[i] = 0;
+        for (int kt = 0; kt < ktiles; kt++, it++) {
+            const int s = it % WG_STAGES;
+            fg_kern::mbar_wait(&full[s], (it / WG_STAGES) & 1);
+            const unsigned char *sx = smem + s * WG_STAGE + wg * (64 * WG_BK), *sy = smem + s * WG_STAGE + WG_X_BYTES;
+            const uint64_t dx = wg_desc(sx), dy = wg_desc(sy);
+            wgmma_fence();
+#pragma unroll
+            for (int ks = 0; ks < WG_BK / 32; ks++) wgmma_s8(d, dx + 2 * ks, dy + 2 * ks);
+            wgmma_commit();
+            wgmma_wait<1>(); // the previous k-tile's products are done: its stage may be refilled
+            if (kt > 0 && tid == 0) fg_kern::mbar_arrive(&empty[(it - 1) % WG_STAGES]);
+        }
+        wgmma_wait<0>();
+        if (tid == 0) fg_kern::mbar_arrive(&empty[(it - 1) % WG_STAGES]); // the tile's last k-tile
+
+        const int64_t r = at.r0 + wg * 64 + 16 * w + g;
+        if (GUARD) { // the magnitudes' product: the guard's flags
+            constexpr bool F64 = NT > T_S;
+            const GuardSide b0 = guard_side<F64>(guard.fb, guard.sb, r, guard.n);
+            const GuardSide b1 = guard_side<F64>(guard.fb, guard.sb, r + 8, guard.n);
+            unsigned bad = 0;
+#pragma unroll
+            for (int i = 0; i < 32; i++)
+                guard_quad<F64>(guard, at.c0 + 8 * i + 2 * q, r, r + 8, b0, b1,
+                                {d[4 * i], d[4 * i + 1], d[4 * i + 2], d[4 * i + 3]}, &bad);
+            guard_count(guard, bad);
+        } else {
+            const int64_t z = z0 + at.z;
+            uint8_t *o = Out + z * os + r * ldo + at.c0 + 2 * q;
+            const Residue res(modulus((int)z));
+#pragma unroll
+            for (int i = 0; i < 32; i++) {
+                *reinterpret_cast<uchar2 *>(o + 8 * i) = make_uchar2(res(d[4 * i]), res(d[4 * i + 1]));
+                *reinterpret_cast<uchar2 *>(o + 8 * ldo + 8 * i) = make_uchar2(res(d[4 * i + 2]), res(d[4 * i + 3]));
+            }
+        }
     }
-    uint8_t *o = Out + z * os + (r0 + wg * 64 + 16 * w + g) * ldo + c0 + 2 * q;
-    with_modulus<NT>((int)z, [&](auto mod) {
-        constexpr int m = decltype(mod)::value;
-#pragma unroll
-        for (int i = 0; i < 32; i++) {
-            *reinterpret_cast<uchar2 *>(o + 8 * i) = make_uchar2(residue_u8(d[4 * i], m), residue_u8(d[4 * i + 1], m));
-            *reinterpret_cast<uchar2 *>(o + 8 * ldo + 8 * i) =
-                make_uchar2(residue_u8(d[4 * i + 2], m), residue_u8(d[4 * i + 3], m));
-        }
-    });
 }
 
 } // namespace fg_ozaki

@@ -1,6 +1,8 @@
 // test_ozaki_crt.cu: the Ozaki scheme's integer arithmetic as its kernels run it, host code only
 // (the same functions, kernels/ozaki_passes.cuh and kernels/ozaki_crt.cuh), against exact
 // __int128 arithmetic:
+//   - the residue GEMMs' epilogue: an int32 sum's residue in [0, m) for every modulus, over the
+//     sums' whole range;
 //   - split's residues: an int32 (SGEMM's integers) and a double's integer below 2^62 taken apart
 //     into 21-bit chunks (DGEMM's) give the symmetric residue's byte for every modulus;
 //   - crt: every integer of (-M/2, M/2] comes back from its residues, for SGEMM's 8 moduli
@@ -63,6 +65,28 @@ static void check_residues()
     check("chunks of 200000 integers below 2^62: exact, each within 2^20", ok_split);
     check("int32 residues, SGEMM's 8 moduli: the symmetric residue's byte", ok_int);
     check("chunked residues, DGEMM's 16 moduli: the symmetric residue's byte", ok_chunks);
+}
+
+// Residue(m)(x) == x mod m in [0, m) for every modulus, at the ends of the sums' range
+// (|x| <= (2^17 - 1) 2^14), around multiples of each modulus there and at 0, and at random.
+static void check_gemm_residues()
+{
+    const int64_t top = ((int64_t)1 << 31) - ((int64_t)1 << 14);
+    bool ok = true;
+    for (int l = 0; l < T_D; l++) {
+        const int m = modulus(l);
+        const Residue res(m);
+        auto one = [&](int64_t x) {
+            int64_t r = x % m;
+            if (r < 0) r += m;
+            ok &= res((int32_t)x) == r;
+        };
+        for (int64_t d = 0; d < 3 * m; d++) {
+            one(top - d), one(-top + d), one(d - m - m / 2), one(top / m * m - d), one(-(top / m * m) + d);
+        }
+        for (int i = 0; i < 200000; i++) one((int64_t)(rng() % (2 * (uint64_t)top + 1)) - top);
+    }
+    check("residue GEMMs' epilogue: sums within 2^31 - 2^14, every modulus", ok);
 }
 
 // The split's integers of doubles as it takes them, in FP64 additions (chunks_of_scaled,
@@ -171,6 +195,7 @@ static void check_to_double()
 
 int main()
 {
+    check_gemm_residues();
     check_residues();
     check_scaled();
     check_crt();
