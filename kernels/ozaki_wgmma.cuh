@@ -3,15 +3,16 @@
 // sums, bytes out; the last, z = guard.t, the guard's flags), with the k-tiles brought by the
 // tensor memory accelerator and multiplied by wgmma.
 //
-// A block computes tiles of 128 x 256 of Out (the launches: below). One warpgroup (its first thread) asks for the k-tiles: 128
-// bytes of k of X's 128 rows and of Y's 256, 128-byte swizzled, into 4 stages; each stage's
-// `full` mbarrier counts their bytes. Two warpgroups compute, each 64 rows x 256 columns with
-// wgmma m64n256k32 (4 per k-tile) from shared memory descriptors, one k-tile's group in flight
-// while the next is issued, and arrive on a stage's `empty` mbarrier once the products that
-// read it are done. X and Y are tensor maps over all the batch's planes stacked: row r of plane
-// z of X is row z x_rows + x0 + r of its map (x0: where the product's vectors begin in their
-// side, kernels.h), likewise for Y. The split pass's zeros past k make every k-tile whole; rows
-// past the product's own are another block's or padding, and reach only entries past C.
+// A block computes tiles of 128 x 256 of Out (how many: the kernel's comment). One warpgroup
+// (its first thread) asks for the k-tiles: 128 bytes of k of X's 128 rows and of Y's 256,
+// 128-byte swizzled, into 4 stages; each stage's `full` mbarrier counts their bytes. Two
+// warpgroups compute, each 64 rows x 256 columns with wgmma m64n256k32 (4 per k-tile) from
+// shared memory descriptors, one k-tile's group in flight while the next is issued, and arrive
+// on a stage's `empty` mbarrier once the products that read it are done. X and Y are tensor
+// maps over all the batch's planes stacked: row r of plane z of X is row z x_rows + x0 + r of
+// its map (x0: where the product's vectors begin in their side, kernels.h), likewise for Y. The
+// split pass's zeros past k make every k-tile whole; rows past the product's own are another
+// block's or padding, and reach only entries past C.
 #pragma once
 
 #include "common/ptx.cuh"
@@ -115,8 +116,8 @@ __device__ __forceinline__ void wgmma_wait()
 #endif
 }
 
-// Where tile `tile` of a batch of tiles_x x tiles_y tiles of Out a plane lies: its plane z, first
-// row r0 and column c0. Tiles go in groups of WG_GROUP columns (of Y), row by row within a
+// Where tile number `tile` lies, in planes of tiles_x x tiles_y tiles of Out: its plane z
+// (counted from the launch's first), first row r0 and first column c0. Tiles go in groups of WG_GROUP columns (of Y), row by row within a
 // group, so that the blocks at work at once read 8 of Y's tiles and about 17 of X's rather than
 // all of Y's: they share them in L2 instead of reading them again from memory wave after wave.
 struct WgTile {
