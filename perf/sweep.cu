@@ -11,9 +11,11 @@
 // own transposes (--trans does not apply), --gflop MIN:MAX keeping those of that many GFLOP; the
 // run ends with a summary line per precision and flop class (geometric mean of the ratios, the
 // lowest, the count below 0.90). --ld-extra N adds N to every leading dimension (default 0:
-// leading dimensions = rows).
+// leading dimensions = rows); --ld-multiple N then rounds each up to a multiple of N (4 for
+// floats, 2 for doubles: every operand allows 16-byte copies; the same problems, aligned).
 // Usage: fastgemm-sweep [--prec s|d|s,d] [--shapes square|irregular|all|MxNxK,...|random:COUNT:SEED[:LO:HI]]
-//                       [--trans all|NN,TN,..] [--gflop MIN:MAX] [--ld-extra N] [--reps N]
+//                       [--trans all|NN,TN,..] [--gflop MIN:MAX] [--ld-extra N]
+//                       [--ld-multiple N] [--reps N]
 //                       [--csv FILE] [--kernel NAME] [--queued 0|1]
 #include "perf_util.cuh"
 #include "shapes.h"
@@ -47,6 +49,10 @@ struct Lib<double> : Cublas<double> {
 
 static volatile int *queued_go; // --queued 1: the flag of hold() (perf_util.cuh), else null
 static long ld_extra;           // --ld-extra
+static long ld_multiple = 1;    // --ld-multiple
+
+// A leading dimension of `rows` rows as the options make it.
+static long ld_of(long rows) { return (rows + ld_extra + ld_multiple - 1) / ld_multiple * ld_multiple; }
 
 // One problem's outcome: ratio 0 where it was not timed (does not fit).
 struct Outcome {
@@ -62,8 +68,8 @@ static Outcome run_shape(cublasHandle_t h, cudaStream_t s, const Case &pr, int r
 {
     const long m = pr.m, n = pr.n, k = pr.k;
     const char ta = pr.ta, tb = pr.tb;
-    const long lda = (ta == 'N' ? m : k) + ld_extra, ldb = (tb == 'N' ? k : n) + ld_extra;
-    const long ldc = m + ld_extra;
+    const long lda = ld_of(ta == 'N' ? m : k), ldb = ld_of(tb == 'N' ? k : n);
+    const long ldc = ld_of(m);
     const size_t na = (size_t)lda * (ta == 'N' ? k : m), nb = (size_t)ldb * (tb == 'N' ? n : k);
     const size_t nc = (size_t)ldc * n, set_bytes = (na + nb + nc) * sizeof(T);
     size_t free_b = 0, total_b = 0;
@@ -211,6 +217,7 @@ static int help()
            "      --trans all|NN,TN,...  the transpose pairs of the listed shapes (default all)\n"
            "      --gflop MIN:MAX  keep the random problems of MIN to MAX GFLOP\n"
            "      --ld-extra N     add N to every leading dimension (default 0)\n"
+           "      --ld-multiple N  then round each up to a multiple of N (default 1)\n"
            "      --reps N         timed calls a problem and library (default 20)\n"
            "      --csv FILE       the CSV (default sweep.csv)\n"
            "      --kernel NAME    force libfastgemm's kernel (sets FASTGEMM_KERNEL)\n"
@@ -226,12 +233,13 @@ static int help()
 
 int main(int argc, char **argv)
 {
-    enum { PREC = 256, SHAPES, TRANS, REPS, CSV, KERNEL, QUEUED, LD_EXTRA, GFLOP };
+    enum { PREC = 256, SHAPES, TRANS, REPS, CSV, KERNEL, QUEUED, LD_EXTRA, LD_MULTIPLE, GFLOP };
     static const struct option options[] = {
         {"prec", required_argument, 0, PREC},         {"shapes", required_argument, 0, SHAPES},
         {"trans", required_argument, 0, TRANS},       {"reps", required_argument, 0, REPS},
         {"csv", required_argument, 0, CSV},           {"kernel", required_argument, 0, KERNEL},
         {"queued", required_argument, 0, QUEUED},     {"ld-extra", required_argument, 0, LD_EXTRA},
+        {"ld-multiple", required_argument, 0, LD_MULTIPLE},
         {"gflop", required_argument, 0, GFLOP},       {"help", no_argument, 0, 'h'},
         {"version", no_argument, 0, 'V'},             {0, 0, 0, 0}};
     std::string prec = "s", shapes = "all", trans = "all", csv_path = "sweep.csv";
@@ -259,6 +267,10 @@ int main(int argc, char **argv)
         case LD_EXTRA:
             if (fg_cli_number(PROG, "--ld-extra", optarg, 0, 1 << 30, &v)) return 2;
             ld_extra = (long)v;
+            break;
+        case LD_MULTIPLE:
+            if (fg_cli_number(PROG, "--ld-multiple", optarg, 1, 1 << 20, &v)) return 2;
+            ld_multiple = (long)v;
             break;
         case GFLOP:
             if (!parse_gflop_window(optarg, &gflop_min, &gflop_max)) return 2;
@@ -322,8 +334,8 @@ int main(int argc, char **argv)
            queued ? "queued (the GPU's work alone)" : "events");
     if (random)
         printf("random shapes: %ld, seed %llu, m, n, k log-uniform in [%ld, %ld], %g-%g GFLOP, "
-               "leading dimensions rows + %ld\n", rnd.count, (unsigned long long)rnd.seed, rnd.lo,
-               rnd.hi, gflop_min, gflop_max, ld_extra);
+               "leading dimensions rows + %ld, rounded up to a multiple of %ld\n", rnd.count,
+               (unsigned long long)rnd.seed, rnd.lo, rnd.hi, gflop_min, gflop_max, ld_extra, ld_multiple);
     if (queued) queued_go = hold_flag();
     cublasHandle_t h;
     cudaStream_t s;
