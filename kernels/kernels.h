@@ -55,6 +55,10 @@ FG_HIDDEN void fg_kernel_plan_unsplit(fg_kernel_plan *plan);
 FG_HIDDEN cudaError_t fg_kernel_launch(const fg_kernel_plan *plan, const fg_gemm_args *g,
                                        const void *a, int64_t lda, const void *b, int64_t ldb,
                                        void *c, int64_t ldc, void *ws, cudaStream_t s);
+// The rows x cols column-major matrix at src (leading dimension ld, elements of esize 4 or 8
+// bytes) into dst (leading dimension ld2), on stream s (copy_matrix.cu).
+FG_HIDDEN cudaError_t fg_kernel_copy_matrix(const void *src, int64_t ld, int64_t rows, int64_t cols,
+                                            size_t esize, void *dst, int64_t ld2, cudaStream_t s);
 // C = beta*C over g->m x g->n (beta = 0 writes zeros without reading C).
 FG_HIDDEN cudaError_t fg_kernel_scale_c(const fg_gemm_args *g, void *c, int64_t ldc,
                                         cudaStream_t s);

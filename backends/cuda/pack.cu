@@ -1,7 +1,8 @@
 // pack.cu: operands that rule out the kernels' 16-byte copies (a pointer or a leading dimension
-// that is not a multiple of 16 bytes) copied first into a workspace of the device's pool whose
-// leading dimension is, so that the aligned instances run (the SIMT kernels' fast loop and
-// stream-K, the DMMA kernels' TMA): O(mk + kn) memory traffic against O(mnk) work.
+// that is not a multiple of 16 bytes) copied first (kernels/copy_matrix.cu) into a workspace of
+// the device's pool whose leading dimension is, so that the aligned instances run (the SIMT
+// kernels' fast loop and stream-K, the DMMA kernels' TMA): O(mk + kn) memory traffic against
+// O(mnk) work.
 #include "backends/cuda/cuda_backend.h"
 #include "kernels/kernels.h"
 
@@ -25,8 +26,7 @@ cudaError_t pack(const void *src, int64_t ld, int64_t rows, int64_t cols, size_t
     void *w = nullptr;
     cudaError_t err = fg_pool_alloc(&w, (size_t)ld2 * (size_t)cols * es, s);
     if (err != cudaSuccess) return err;
-    err = cudaMemcpy2DAsync(w, (size_t)ld2 * es, src, (size_t)ld * es, (size_t)rows * es, (size_t)cols,
-                            cudaMemcpyDeviceToDevice, s);
+    err = fg_kernel_copy_matrix(src, ld, rows, cols, es, w, ld2, s);
     if (err != cudaSuccess) {
         cudaFreeAsync(w, s);
         return err;
