@@ -97,7 +97,8 @@ typedef struct {
                              * pays (the default), 2 wherever it can run (tests) */
     fg_choice choice;       /* FASTGEMM_CHOICE: model (the default) or table */
     int pack;               /* FASTGEMM_PACK: operands that rule out 16-byte copies copied
-                             * aligned first: 0 never (the default), 1 where it pays, 2 always */
+                             * aligned first: 0 never, 1 where it pays, 2 always; -1 (unset):
+                             * 1 for DGEMM, 0 for SGEMM (backends/cuda/pack.cu) */
     int ozaki;              /* FASTGEMM_OZAKI: SGEMM on device operands by the Ozaki scheme on
                              * the INT8 tensor cores: 0 off (the default), 1 on, 2 auto (where
                              * the shape says it is the faster path) */

@@ -119,7 +119,7 @@ static void read_settings(void)
         if (!strcasecmp(v, "table")) s->choice = FG_CHOICE_TABLE;
         else if (strcasecmp(v, "model") != 0) fg_warn("FASTGEMM_CHOICE='%s' is not model or table; using model", v);
     }
-    s->pack = (int)env_int("FASTGEMM_PACK", 0, 2, 0, "0, 1 or 2; using 0");
+    s->pack = (int)env_int("FASTGEMM_PACK", 0, 2, -1, "0, 1 or 2; using the default");
     s->ozaki = env_off_on_auto("FASTGEMM_OZAKI");
     s->ozaki_d = env_off_on_auto("FASTGEMM_OZAKI_D");
     s->pinned_kb = env_int("FASTGEMM_PINNED_KB", 16, (long long)16 << 20, 128 << 10,

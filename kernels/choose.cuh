@@ -32,6 +32,9 @@ struct Cost {
 struct Machine {
     int fitted_sms;
     double launch_s, bytes_per_s;
+    // A packing copy's fixed cost (its workspace, its launch, the workspace's release), on top of
+    // its bytes at bytes_per_s.
+    double pack_s;
     double factor[16];
     // Whether the family's kernels read an operand along k (op(A) = A^T, op(B) = B) at the same
     // speed whatever its alignment, so that only the others are worth packing (the SIMT
@@ -118,7 +121,7 @@ double choose(const Config (&configs)[N], const Cost (&costs)[N], const Machine 
 
 // Whether copying the operands that rule out 16-byte copies into aligned workspace first
 // (backends/cuda/pack.cu) pays: the model's best time with them aligned plus the copies (each
-// reads and writes its rows x cols elements, and costs a launch) against its best time as they
+// reads and writes its rows x cols elements, and has a fixed cost) against its best time as they
 // are. Only operands whose alignment the family's copies depend on count (k_free). pack_a,
 // pack_b: which to copy (none where it does not pay).
 template <class Config, size_t N, class G>
@@ -128,12 +131,25 @@ void pack_choice(const Config (&configs)[N], const Cost (&costs)[N], const Machi
     *pack_a = *pack_b = false;
     const bool want_a = !al_a && !(mc.k_free && g.ta), want_b = !al_b && !(mc.k_free && !g.tb);
     if (!want_a && !want_b) return;
+    // The copies cost pack_s each at least and save at most the time as it is, which is at most
+    // any configuration's unsplit: below the copies' cost, the search is skipped (the same
+    // answer, without its host time on the small calls where that time counts).
+    const int cls = copy_class(g.ta, g.tb, al_a, al_b);
+    int sms = device_sms();
+    if (sms <= 0) sms = mc.fitted_sms;
+    double bound = INFINITY;
+    for (size_t i = 0; i < N; i++) {
+        const double t = time(costs[i], mc, configs[i].bm, configs[i].bn, configs[i].bk, g.m, g.n, g.k, 1, cls, sms,
+                              sizeof(*g.a));
+        if (t < bound) bound = t;
+    }
+    if (bound <= mc.pack_s * ((int)want_a + (int)want_b)) return;
     int c, s;
     const double as_is = choose(configs, costs, mc, g, al_a, al_b, 0, &c, &s);
     const double es = (double)sizeof(*g.a);
     double packed = choose(configs, costs, mc, g, al_a || want_a, al_b || want_b, 0, &c, &s);
-    if (want_a) packed += 2.0 * es * (double)g.m * (double)g.k / mc.bytes_per_s + mc.launch_s;
-    if (want_b) packed += 2.0 * es * (double)g.k * (double)g.n / mc.bytes_per_s + mc.launch_s;
+    if (want_a) packed += 2.0 * es * (double)g.m * (double)g.k / mc.bytes_per_s + mc.pack_s;
+    if (want_b) packed += 2.0 * es * (double)g.k * (double)g.n / mc.bytes_per_s + mc.pack_s;
     if (packed < as_is) *pack_a = want_a, *pack_b = want_b;
 }
 

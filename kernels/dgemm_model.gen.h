@@ -4,6 +4,8 @@
 #define FG_DGEMM_MODEL_SMS 132
 #define FG_DGEMM_MODEL_LAUNCH_S 4e-06
 #define FG_DGEMM_MODEL_BYTES_PER_S 2.5e+12
+// A packing copy's fixed cost in seconds (its workspace, launch and release)
+#define FG_DGEMM_MODEL_PACK_S 1.3e-05
 // Whether only the operands read along m or n need 16-byte copies (the spec's k-free)
 #define FG_DGEMM_MODEL_K_FREE false
 // The rate's factor by copy class: [ta + 2 tb + 4 (A allows 16-byte copies) + 8 (B does)]

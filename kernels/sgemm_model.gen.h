@@ -4,6 +4,8 @@
 #define FG_SGEMM_MODEL_SMS 132
 #define FG_SGEMM_MODEL_LAUNCH_S 4e-06
 #define FG_SGEMM_MODEL_BYTES_PER_S 2.5e+12
+// A packing copy's fixed cost in seconds (its workspace, launch and release)
+#define FG_SGEMM_MODEL_PACK_S 9e-06
 // Whether only the operands read along m or n need 16-byte copies (the spec's k-free)
 #define FG_SGEMM_MODEL_K_FREE true
 // The rate's factor by copy class: [ta + 2 tb + 4 (A allows 16-byte copies) + 8 (B does)]

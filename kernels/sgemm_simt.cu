@@ -19,7 +19,7 @@ constexpr fg_table::Entry table[] = {FG_SGEMM_TABLE(FG_ENTRY)};
 #define FG_COST(name, tflops, fixed, jsat, unaligned, occ) {name, tflops, fixed, jsat, unaligned, occ},
 constexpr fg_choose::Cost costs[] = {FG_SGEMM_MODEL(FG_COST)};
 constexpr fg_choose::Machine machine = {FG_SGEMM_MODEL_SMS, FG_SGEMM_MODEL_LAUNCH_S, FG_SGEMM_MODEL_BYTES_PER_S,
-                                        FG_SGEMM_MODEL_FACTORS, FG_SGEMM_MODEL_K_FREE};
+                                        FG_SGEMM_MODEL_PACK_S, FG_SGEMM_MODEL_FACTORS, FG_SGEMM_MODEL_K_FREE};
 
 } // namespace
 

@@ -96,7 +96,7 @@ static void check_plans()
     const fg_table::Config<float> configs[2] = {fake_no_sk, fake_no_sk};
     const fg_table::Entry entries[] = {{1024, 1024, 1024, 0, 1, 4}};
     const fg_choose::Cost costs[2] = {{"fake", 40, 2, 1, 1, 4}, {"fake", 40, 2, 1, 1, 4}};
-    const fg_choose::Machine machine = {132, 4e-6, 2.5e12, {1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1}, false};
+    const fg_choose::Machine machine = {132, 4e-6, 2.5e12, 13e-6, {1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1}, false};
     fg_gemm_args g = {};
     g.dt = FG_F32, g.ta = g.tb = 'N', g.m = g.n = g.k = 1024, g.alpha = 1;
     fg_kernel_plan t;
@@ -122,7 +122,7 @@ static void check_choice()
     const fg_table::Config<float> configs[2] = {big, small};
     const fg_choose::Cost costs[2] = {{"big", 40, 2, 1, 1, 2}, {"small", 15, 3, 3, 1, 8}};
     // Unaligned operands (classes 0-11) at 0.8 of the aligned rate (12-15).
-    const fg_choose::Machine machine = {132, 4e-6, 2.5e12, {.8, .8, .8, .8, .8, .8, .8, .8, .8, .8, .8, .8, 1, 1, 1, 1}, false};
+    const fg_choose::Machine machine = {132, 4e-6, 2.5e12, 13e-6, {.8, .8, .8, .8, .8, .8, .8, .8, .8, .8, .8, .8, 1, 1, 1, 1}, false};
     static_assert(fg_table::same_name("big", "big") && !fg_table::same_name("big", "bigger"), "same_name");
     auto pick = [&](int64_t m, int64_t n, int64_t k, int splits, int *c, int *s) {
         const fg_kern::Gemm<float> g = {false, false, m, n, k, 1.f, nullptr, m, nullptr, k, 0.f, nullptr, m};
@@ -149,6 +149,18 @@ static void check_choice()
     check("pack: 8192x16x8192 with A unaligned: nothing copied", pa * 10 + pb, 0);
     fg_choose::pack_choice(configs, costs, machine, g8, true, true, &pa, &pb);
     check("pack: aligned operands: nothing copied", pa * 10 + pb, 0);
+    // A copy's fixed cost (pack_s) against the few microseconds a small problem can win.
+    fg_kern::Gemm<float> g256 = {false, false, 256, 256, 256, 1.f, nullptr, 255, nullptr, 256, 0.f, nullptr, 256};
+    fg_choose::pack_choice(configs, costs, machine, g256, false, true, &pa, &pb);
+    check("pack: 256^3 with A unaligned: the copy's fixed cost outweighs the gain", pa * 10 + pb, 0);
+    fg_choose::Machine free_copy = machine;
+    free_copy.pack_s = 0;
+    fg_choose::pack_choice(configs, costs, free_copy, g256, false, true, &pa, &pb);
+    check("pack: 256^3 with A unaligned, copies without fixed cost: A copied", pa * 10 + pb, 10);
+    g256.m = g256.n = g256.k = 64; // 64^3 takes less time than one copy's fixed cost
+    g256.lda = 63;
+    fg_choose::pack_choice(configs, costs, machine, g256, false, true, &pa, &pb);
+    check("pack: 64^3 with A unaligned: nothing copied", pa * 10 + pb, 0);
     // k_free (the SIMT family): an operand read along k stays as it is; NN with A aligned (class
     // 4) runs at the aligned rate.
     fg_choose::Machine kf = machine;

@@ -87,8 +87,9 @@ typedef struct {
 } fg_packed;
 // Copies the operands that rule out the kernels' 16-byte copies (pointer or leading dimension)
 // into aligned workspaces on stream s, as FASTGEMM_PACK says (0 never; 1 where the kernel
-// layer's cost model says the copies pay, fg_kernel_pack, dmma as its; 2 always), and points p
-// at them. Where no workspace can be had, p stays at the caller's operands.
+// layer's cost model says the copies pay, fg_kernel_pack, dmma as its; 2 always; unset: 1 for
+// DGEMM, 0 for SGEMM), and points p at them. Where no workspace can be had, p stays at the
+// caller's operands.
 FG_HIDDEN void fg_pack_operands(const fg_settings *set, const fg_gemm_args *g, bool dmma, fg_packed *p,
                                 cudaStream_t s);
 // Frees p's workspaces on s (after the kernel that reads them is queued).

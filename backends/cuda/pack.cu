@@ -42,9 +42,14 @@ void fg_pack_operands(const fg_settings *set, const fg_gemm_args *g, bool dmma, 
     const size_t es = g->dt == FG_F64 ? 8 : 4;
     p->ws_a = p->ws_b = nullptr;
     bool pack_a = !aligned16(p->a, p->lda, es), pack_b = !aligned16(p->b, p->ldb, es);
-    if (set->pack == 0 || !(pack_a || pack_b)) return;
+    // Unset: DGEMM where it pays, SGEMM never. The DMMA kernels' fastest path (TMA) needs
+    // aligned operands, so the copies pay wherever the model says; the SIMT kernels read the
+    // operands along k element by element whatever their alignment, and packing by the model
+    // gains them nothing overall on random problems (perf/notes/kernel-choice.md).
+    const int mode = set->pack >= 0 ? set->pack : g->dt == FG_F64 ? 1 : 0;
+    if (mode == 0 || !(pack_a || pack_b)) return;
     // Where it pays (1): the kernel layer's model weighs the copies against the faster kernels.
-    if (set->pack == 1) fg_kernel_pack(g, p->a, p->lda, p->b, p->ldb, dmma, &pack_a, &pack_b);
+    if (mode == 1) fg_kernel_pack(g, p->a, p->lda, p->b, p->ldb, dmma, &pack_a, &pack_b);
     // op(A) is m x k: A is m x k (N) or k x m (T); op(B) is k x n: B is k x n or n x k.
     const int64_t ar = g->ta == 'N' ? g->m : g->k, ac = g->ta == 'N' ? g->k : g->m;
     const int64_t br = g->tb == 'N' ? g->k : g->n, bc = g->tb == 'N' ? g->n : g->k;

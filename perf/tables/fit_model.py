@@ -27,7 +27,7 @@ Usage:
                                   that measures the model's inputs
 A spec (perf/tables/*_model.spec): `prec s|d`, `output FILE`, `configs FILE` (the generated
 table header whose configurations the model covers), `sms N`, `csv FILE` repeated, `launch-us`,
-`bandwidth-gbs`, `k-free yes|no` (whether the family reads operands along k at one speed
+`bandwidth-gbs`, `pack-us` (a packing copy's fixed cost), `k-free yes|no` (whether the family reads operands along k at one speed
 whatever their alignment: packing then leaves them be). Rows used: the tuner's round 0 that passed validation.
 """
 import argparse
@@ -249,6 +249,8 @@ def header(spec, model, params):
              f"#define FG_{P}GEMM_MODEL_SMS {model.sms}",
              f"#define FG_{P}GEMM_MODEL_LAUNCH_S {model.launch:.6g}",
              f"#define FG_{P}GEMM_MODEL_BYTES_PER_S {model.bw:.6g}",
+             "// A packing copy's fixed cost in seconds (its workspace, launch and release)",
+             f"#define FG_{P}GEMM_MODEL_PACK_S {float(spec['pack-us']) * 1e-6:.6g}",
              "// Whether only the operands read along m or n need 16-byte copies (the spec's k-free)",
              f"#define FG_{P}GEMM_MODEL_K_FREE {'true' if spec.get('k-free', 'no') == 'yes' else 'false'}",
              "// The rate's factor by copy class: [ta + 2 tb + 4 (A allows 16-byte copies) + 8 (B does)]",
