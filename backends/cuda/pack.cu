@@ -10,6 +10,9 @@
 
 namespace {
 
+// The most that copies by the model (FASTGEMM_PACK=1) take of workspace in one call.
+constexpr double pack_max_bytes = (double)((size_t)1 << 30);
+
 bool aligned16(const void *p, int64_t ld, size_t es)
 {
     return (reinterpret_cast<uintptr_t>(p) % 16) == 0 && (ld * (int64_t)es) % 16 == 0;
@@ -48,11 +51,18 @@ void fg_pack_operands(const fg_settings *set, const fg_gemm_args *g, bool dmma, 
     // gains them nothing overall on random problems (perf/notes/kernel-choice.md).
     const int mode = set->pack >= 0 ? set->pack : g->dt == FG_F64 ? 1 : 0;
     if (mode == 0 || !(pack_a || pack_b)) return;
-    // Where it pays (1): the kernel layer's model weighs the copies against the faster kernels.
-    if (mode == 1) fg_kernel_pack(g, p->a, p->lda, p->b, p->ldb, dmma, &pack_a, &pack_b);
     // op(A) is m x k: A is m x k (N) or k x m (T); op(B) is k x n: B is k x n or n x k.
     const int64_t ar = g->ta == 'N' ? g->m : g->k, ac = g->ta == 'N' ? g->k : g->m;
     const int64_t br = g->tb == 'N' ? g->k : g->n, bc = g->tb == 'N' ? g->n : g->k;
+    // Where it pays (1): the kernel layer's model weighs the copies against the faster kernels.
+    if (mode == 1) {
+        fg_kernel_pack(g, p->a, p->lda, p->b, p->ldb, dmma, &pack_a, &pack_b);
+        // The workspace goes back to the library's pool, which keeps up to a quarter of the
+        // device's memory after the call (pool.cu): so the copies are bounded, as the kernels'
+        // own workspace is (runtime.cu), and larger operands run as they are.
+        const double bytes = ((pack_a ? (double)ar * (double)ac : 0) + (pack_b ? (double)br * (double)bc : 0)) * es;
+        if (bytes > pack_max_bytes) return;
+    }
     void *w;
     int64_t ld;
     if (pack_a) {
