@@ -75,6 +75,13 @@ inline int device_sms()
     return sms;
 }
 
+// The SMs the model counts: the current device's, or the fitted count where that is unknown.
+inline int model_sms(const Machine &mc)
+{
+    const int sms = device_sms();
+    return sms > 0 ? sms : mc.fitted_sms;
+}
+
 // The predicted seconds of a bm x bn x bk configuration of cost c in `splits` slices on
 // m x n x k in copy class cls with `sms` SMs.
 inline double time(const Cost &c, const Machine &mc, int bm, int bn, int bk, int64_t m, int64_t n,
@@ -98,9 +105,7 @@ template <class Config, size_t N, class G>
 double choose(const Config (&configs)[N], const Cost (&costs)[N], const Machine &mc, const G &g, bool al_a,
               bool al_b, int splits, int *config_out, int *splits_out)
 {
-    const int cls = copy_class(g.ta, g.tb, al_a, al_b);
-    int sms = device_sms();
-    if (sms <= 0) sms = mc.fitted_sms;
+    const int cls = copy_class(g.ta, g.tb, al_a, al_b), sms = model_sms(mc);
     double best = INFINITY;
     int best_c = 0, best_s = splits > 0 ? splits : 1;
     for (size_t i = 0; i < N; i++) {
@@ -134,9 +139,7 @@ void pack_choice(const Config (&configs)[N], const Cost (&costs)[N], const Machi
     // The copies cost pack_s each at least and save at most the time as it is, which is at most
     // any configuration's unsplit: below the copies' cost, the search is skipped (the same
     // answer, without its host time on the small calls where that time counts).
-    const int cls = copy_class(g.ta, g.tb, al_a, al_b);
-    int sms = device_sms();
-    if (sms <= 0) sms = mc.fitted_sms;
+    const int cls = copy_class(g.ta, g.tb, al_a, al_b), sms = model_sms(mc);
     double bound = INFINITY;
     for (size_t i = 0; i < N; i++) {
         const double t = time(costs[i], mc, configs[i].bm, configs[i].bn, configs[i].bk, g.m, g.n, g.k, 1, cls, sms,

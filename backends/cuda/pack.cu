@@ -18,14 +18,20 @@ bool aligned16(const void *p, int64_t ld, size_t es)
     return (reinterpret_cast<uintptr_t>(p) % 16) == 0 && (ld * (int64_t)es) % 16 == 0;
 }
 
+// The leading dimension of a copy of `rows` rows: rounded up to 16 bytes.
+int64_t packed_ld(int64_t rows, size_t es)
+{
+    const int64_t per16 = 16 / (int64_t)es;
+    return (rows + per16 - 1) / per16 * per16;
+}
+
 // The rows x cols column-major matrix at src (leading dimension ld) into a fresh workspace
 // block of ld' = rows rounded up to 16 bytes: 0 with *dst, *dld; an error where no workspace
 // could be had (nothing was copied then).
 cudaError_t pack(const void *src, int64_t ld, int64_t rows, int64_t cols, size_t es, cudaStream_t s,
                  void **dst, int64_t *dld)
 {
-    const int64_t per16 = 16 / (int64_t)es;
-    const int64_t ld2 = (rows + per16 - 1) / per16 * per16;
+    const int64_t ld2 = packed_ld(rows, es);
     void *w = nullptr;
     cudaError_t err = fg_pool_alloc(&w, (size_t)ld2 * (size_t)cols * es, s);
     if (err != cudaSuccess) return err;
@@ -60,7 +66,8 @@ void fg_pack_operands(const fg_settings *set, const fg_gemm_args *g, bool dmma, 
         // The workspace goes back to the library's pool, which keeps up to a quarter of the
         // device's memory after the call (pool.cu): so the copies are bounded, as the kernels'
         // own workspace is (runtime.cu), and larger operands run as they are.
-        const double bytes = ((pack_a ? (double)ar * (double)ac : 0) + (pack_b ? (double)br * (double)bc : 0)) * es;
+        const double bytes = ((pack_a ? (double)packed_ld(ar, es) * (double)ac : 0) +
+                              (pack_b ? (double)packed_ld(br, es) * (double)bc : 0)) * (double)es;
         if (bytes > pack_max_bytes) return;
     }
     void *w;
