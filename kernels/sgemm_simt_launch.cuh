@@ -24,11 +24,16 @@ constexpr bool has_streamk() { return Cfg::TM * Cfg::TN >= 128; }
 // (op(A') = B^T, op(B') = A^T, the kernel storing C^T: CT): the k-contiguous operand B then goes
 // over the tile's shorter side, so a k-tile takes half the 4-byte transposing copies (8 a
 // thread at 128x256 instead of 16). Where A allows the 16-byte copies of op(B') (aligned16) and
-// K is not split into slices (perf/NOTES.md, SGEMM item 23).
+// K is not split into slices (perf/NOTES.md, SGEMM item 23), and where the transposed problem
+// takes no more tiles than the problem: on m x n it takes ceil(n / BM) ceil(m / BN) tiles, which
+// on shapes off the tile multiples can exceed ceil(m / BM) ceil(n / BN) and spill into another
+// wave (the chooser's cost model counts the tiles of m x n).
 template <class Cfg>
-bool swaps_nn(bool ta, bool tb, const float *a, int64_t lda, int splits)
+bool swaps_nn(const fg_kern::Gemm<float> &g, int splits)
 {
-    return Cfg::SWAP_NN && !ta && !tb && splits <= 1 && aligned16(a, lda, 4);
+    if (!Cfg::SWAP_NN || g.ta || g.tb || splits > 1 || !aligned16(g.a, g.lda, 4)) return false;
+    const int64_t tiles = ((g.m + Cfg::BM - 1) / Cfg::BM) * ((g.n + Cfg::BN - 1) / Cfg::BN);
+    return ((g.n + Cfg::BM - 1) / Cfg::BM) * ((g.m + Cfg::BN - 1) / Cfg::BN) <= tiles;
 }
 
 // Cfg's instances: [ta + 2 tb] for the transpose pair, + 4 with FG_SPREAD where op(A) = A or
@@ -55,7 +60,7 @@ template <class Cfg>
 int instance(const fg_kern::Gemm<float> &g, int splits)
 {
     const int t = g.ta + 2 * g.tb;
-    if (swaps_nn<Cfg>(g.ta, g.tb, g.a, g.lda, splits)) return 8;
+    if (swaps_nn<Cfg>(g, splits)) return 8;
     return Instances<Cfg>::E && ((!g.ta && !aligned16(g.a, g.lda, 4)) || (g.tb && !aligned16(g.b, g.ldb, 4)))
                ? t + 4
                : t;
