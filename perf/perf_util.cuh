@@ -106,14 +106,19 @@ __global__ void fill_nan(T *x, size_t count)
         x[i] = (T)NAN;
 }
 
-// Counts entries of C that are not finite (never written, or broken).
+// Counts what is wrong in C (m x n, leading dimension ldc) after a GEMM on C poisoned with NaN:
+// its entries that are not finite (never written, or broken), and the rows between m and ldc,
+// which are no entries and must keep their poison, where they do not (written past the matrix).
 template <typename T>
-__global__ void count_nonfinite(const T *c, size_t count, unsigned long long *bad)
+__global__ void count_nonfinite(const T *c, long m, long n, long ldc, unsigned long long *bad)
 {
     unsigned long long mine = 0;
+    const size_t count = (size_t)ldc * n;
     for (size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x; i < count;
-         i += (size_t)gridDim.x * blockDim.x)
-        mine += !isfinite((double)c[i]);
+         i += (size_t)gridDim.x * blockDim.x) {
+        const double x = (double)c[i];
+        mine += (long)(i % ldc) < m ? !isfinite(x) : !isnan(x);
+    }
     if (mine) atomicAdd(bad, mine);
 }
 
@@ -268,8 +273,9 @@ struct Bench {
         for (cudaEvent_t e : ev) cudaEventDestroy(e);
     }
 
-    // Poisons C with NaN, runs the call, and checks that every entry of C is finite and 256
-    // random entries lie within the netlib gauge of FP64 dot products (C = op(A) op(B)).
+    // Poisons C with NaN, runs the call, and checks that every entry of C is finite, that the
+    // rows past m kept their poison, and that 256 random entries lie within the netlib gauge of
+    // FP64 dot products (C = op(A) op(B)).
     template <class T, class F>
     bool validate(F &&call, const T *a, long lda, const T *b, long ldb, T *c, long ldc, long m,
                   long n, long k, bool ta, bool tb, unsigned long long seed, double eps)
@@ -278,7 +284,7 @@ struct Bench {
         fill_nan<<<1024, 256, 0, s>>>(c, nc);
         call();
         CHECK_CUDA(cudaMemsetAsync(bad, 0, sizeof *bad, s));
-        count_nonfinite<<<1024, 256, 0, s>>>(c, nc, bad);
+        count_nonfinite<<<1024, 256, 0, s>>>(c, m, n, ldc, bad);
         spot_check<<<256, 256, 0, s>>>(a, lda, b, ldb, c, ldc, m, n, k, ta, tb, seed, eps, ratio);
         std::vector<double> r(256);
         unsigned long long nonfinite = 0;

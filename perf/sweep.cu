@@ -1,7 +1,7 @@
 // sweep.cu: libfastgemm against cuBLAS on device pointers, in one run. For each shape and
 // transpose pair: fills inputs on the device, validates both libraries first (C poisoned with
-// NaN beforehand, so every entry must be written; 256 random entries checked against an FP64 dot
-// product with the netlib gauge), warms up, then times each library with CUDA events over
+// NaN beforehand, so every entry must be written and the rows past m, where ldc > m, must not
+// be; 256 random entries checked against an FP64 dot product with the netlib gauge), warms up, then times each library with CUDA events over
 // repeated calls that rotate through input sets larger than L2, in alternating rounds, and
 // reports the medians. Writes a CSV and prints a table.
 // A call the GPU runs faster than the host queues it is timed by the host: the GPU reaches the
@@ -113,7 +113,7 @@ static Outcome run_shape(cublasHandle_t h, cudaStream_t s, const Case &pr, int r
         if (lib == 0) ours(0);
         else cublas(0, c_ref);
         CHECK_CUDA(cudaMemsetAsync(bad, 0, sizeof *bad, s));
-        count_nonfinite<<<1024, 256, 0, s>>>(c, nc, bad);
+        count_nonfinite<<<1024, 256, 0, s>>>(c, m, n, ldc, bad);
         spot_check<<<spots, 256, 0, s>>>(A[0], lda, B[0], ldb, c, ldc, m, n, k, ta == 'T', tb == 'T',
                                          77, eps, ratio);
         std::vector<double> r(spots);
