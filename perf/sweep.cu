@@ -1,9 +1,10 @@
 // sweep.cu: libfastgemm against cuBLAS on device pointers, in one run. For each shape and
 // transpose pair: fills inputs on the device, validates both libraries first (C poisoned with
 // NaN beforehand, so every entry must be written and the rows past m, where ldc > m, must not
-// be; 256 random entries checked against an FP64 dot product with the netlib gauge), warms up, then times each library with CUDA events over
-// repeated calls that rotate through input sets larger than L2, in alternating rounds, and
-// reports the medians. Writes a CSV and prints a table.
+// be; 256 random entries checked against an FP64 dot product with the netlib gauge), warms up,
+// then times each library with CUDA events over repeated calls that rotate through input sets
+// larger than L2, in alternating rounds, and reports the medians. Writes a CSV and prints a
+// table.
 // A call the GPU runs faster than the host queues it is timed by the host: the GPU reaches the
 // first event and waits for the kernels. --queued 1 holds the stream with a kernel until the
 // host has queued the whole round, so the events time the GPU's work alone.
