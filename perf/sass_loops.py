@@ -26,6 +26,12 @@ INSTR = re.compile(r'\s*/\*([0-9a-f]{4,})\*/\s+(.*?);')
 TARGET = re.compile(r'0x([0-9a-f]+)')
 REG = re.compile(r'R(\d+)(\.reuse)?$')
 ANY_REG = re.compile(r'\bR\d+\b')
+PREDICATE = re.compile(r'^@!?U?P\w+\s+')
+
+
+def opcode(text):
+    """An instruction's opcode, past its predicate (@P0, @!P1)."""
+    return PREDICATE.sub('', text).split()[0]
 
 
 def kernels(path, pattern):
@@ -49,9 +55,12 @@ def kernels(path, pattern):
 def loops(code, min_bytes):
     """The loops of at least min_bytes, in address order: lists of instruction texts.
 
-    >>> code = {0x0: 'FFMA R0, R2, R4, R0', 0x10: 'FFMA R1, R2, R5, R1', 0x20: '@P0 BRA 0x0', 0x30: 'EXIT'}
+    >>> code = {0x0: 'FFMA R0, R2, R4, R0', 0x10: '@!P1 LDGSTS.E [R3], desc[UR4][R6.64]',
+    ...         0x20: '@P0 BRA 0x0', 0x30: 'EXIT'}
     >>> [len(body) for body in loops(code, 32)], loops(code, 48)
     ([3], [])
+    >>> describe(loops(code, 32)[0]).split()
+    ['48', 'B', '3', 'instr', '1', 'FFMA', '0', 'DMMA', '1', 'LDGSTS', '2', 'bank']
     """
     out = []
     for addr, text in sorted(code.items()):
@@ -75,11 +84,11 @@ def bank_conflicts(body):
     """
     conflicts, prev, prev_reuse = 0, [None] * 3, [False] * 3
     for text in body:
-        if not text.startswith('FFMA'):
+        if not opcode(text).startswith('FFMA'):
             prev, prev_reuse = [None] * 3, [False] * 3
             continue
         regs, reuse = [], []
-        for op in [o.strip() for o in text[4:].split(',')][1:4]:
+        for op in [o.strip() for o in PREDICATE.sub('', text)[4:].split(',')][1:4]:
             m = REG.match(op)
             regs.append(int(m.group(1)) if m else None)
             reuse.append(bool(m and m.group(2)))
@@ -90,7 +99,7 @@ def bank_conflicts(body):
 
 
 def describe(body):
-    count = lambda op: sum(t.split()[0].startswith(op) for t in body)
+    count = lambda op: sum(opcode(t).startswith(op) for t in body)
     return '%6d B %5d instr %5d FFMA %3d DMMA %3d LDGSTS %4d bank' % (
         16 * len(body), len(body), count('FFMA'), count('DMMA'), count('LDGSTS'), bank_conflicts(body))
 
