@@ -205,25 +205,41 @@ __device__ __forceinline__ void tile_product(float (&acc)[Cfg::TM][Cfg::TN], int
     else pipeline<STAGES>(ktiles, kfast, load_fast, load_stage, compute_tile);
 }
 
-// Epilogue: C = alpha*acc + beta*C over the tile at (m0, n0), 4 consecutive rows of a column per
-// store; beta = 0 never reads C.
+// Where a tile starts along a dimension of `size`, MNT long, whose first tile-aligned origin is
+// t0: the last tile, where it would cross the edge, moves back to end at the edge, so that its
+// blocks copy whole tiles and run the fast loop (a block on the edge otherwise runs the general
+// loop for all of k). Its overlap with the tile before is computed again but stored only by that
+// tile (store_tile's lower bounds, t0). It stays where the dimension is shorter than a tile, and
+// where the operand takes 16-byte copies along it (vec16) and the move would misalign them.
+template <int MNT>
+__device__ __forceinline__ int64_t inside_origin(int64_t t0, int64_t size, bool vec16)
+{
+    const int64_t last = size - MNT;
+    return t0 > last && last >= 0 && !(vec16 && last % 4 != 0) ? last : t0;
+}
+
+// Epilogue: C = alpha*acc + beta*C over the tile at (m0, n0), its rows from m_lo and its columns
+// from n_lo (inside_origin), 4 consecutive rows of a column per store (16 bytes where C and m0
+// allow it); beta = 0 never reads C.
 template <class Cfg>
 __device__ __forceinline__ void store_tile(const float (&acc)[Cfg::TM][Cfg::TN], int64_t m, int64_t n,
-                                           int64_t m0, int64_t n0, int row_s, int col_s, float alpha,
-                                           float beta, float *__restrict__ c, int64_t ldc, bool vec_c)
+                                           int64_t m0, int64_t n0, int64_t m_lo, int64_t n_lo, int row_s,
+                                           int col_s, float alpha, float beta, float *__restrict__ c,
+                                           int64_t ldc, bool vec_c)
 {
     constexpr int TM = Cfg::TM, TN = Cfg::TN, GSM = Cfg::GSM, GSN = Cfg::GSN;
+    const bool vec = vec_c && m0 % 4 == 0;
 #pragma unroll
     for (int j = 0; j < TN; j++) {
         const int64_t gn = n0 + col_s + j / 4 * GSN + j % 4;
-        if (gn >= n) continue;
+        if (gn >= n || gn < n_lo) continue;
 #pragma unroll
         for (int h = 0; h < TM / 4; h++) {
             const int64_t gm = m0 + row_s + h * GSM;
             float *cp = c + gm + gn * ldc;
             const float r[4] = {alpha * acc[h * 4 + 0][j], alpha * acc[h * 4 + 1][j],
                                 alpha * acc[h * 4 + 2][j], alpha * acc[h * 4 + 3][j]};
-            if (vec_c && gm + 3 < m) {
+            if (vec && gm >= m_lo && gm + 3 < m) {
                 float4 out = make_float4(r[0], r[1], r[2], r[3]);
                 if (beta != 0.f) {
                     const float4 old = *reinterpret_cast<const float4 *>(cp);
@@ -236,7 +252,7 @@ __device__ __forceinline__ void store_tile(const float (&acc)[Cfg::TM][Cfg::TN],
             } else {
 #pragma unroll
                 for (int i = 0; i < 4; i++)
-                    if (gm + i < m) cp[i] = beta != 0.f ? r[i] + beta * cp[i] : r[i];
+                    if (gm + i >= m_lo && gm + i < m) cp[i] = beta != 0.f ? r[i] + beta * cp[i] : r[i];
             }
         }
     }
@@ -248,8 +264,9 @@ __device__ __forceinline__ void store_tile(const float (&acc)[Cfg::TM][Cfg::TN],
 // main loop's code depends on them), and reads it back along the rows of C, 4 of them a lane.
 template <class Cfg>
 __device__ __forceinline__ void store_tile_t(const float (&acc)[Cfg::TM][Cfg::TN], int64_t m, int64_t n,
-                                             int64_t m0, int64_t n0, int row_s, int col_s, float alpha,
-                                             float beta, float *__restrict__ c, int64_t ldc, bool vec_c)
+                                             int64_t m0, int64_t n0, int64_t m_lo, int64_t n_lo, int row_s,
+                                             int col_s, float alpha, float beta, float *__restrict__ c,
+                                             int64_t ldc, bool vec_c)
 {
     constexpr int TM = Cfg::TM, TN = Cfg::TN, GSM = Cfg::GSM, GSN = Cfg::GSN, WM = Cfg::WM;
     constexpr int COLS = GSN; // a pass: the warp tile's columns of one group of 4 a lane
@@ -261,6 +278,7 @@ __device__ __forceinline__ void store_tile_t(const float (&acc)[Cfg::TM][Cfg::TN
     const int wm0 = warp % Cfg::WARPS_M * WM, wn0 = warp / Cfg::WARPS_M * Cfg::WN;
     float *ws = smem + warp * COLS * LD;
     const int r_w = row_s - wm0, c_w = col_s - wn0; // the lane's first row and column in its warp tile
+    const bool vec = vec_c && n0 % 4 == 0;
     __syncthreads(); // the last k-tile's fragments read by every warp
 #pragma unroll
     for (int p = 0; p < TN / 4; p++) {
@@ -279,12 +297,12 @@ __device__ __forceinline__ void store_tile_t(const float (&acc)[Cfg::TM][Cfg::TN
         for (int it = 0; it < WM / 4; it++) {
             const int ii = it * 4 + lane / 8;
             const int64_t gm = m0 + wm0 + ii; // a column of C
-            if (gm >= m) continue;
+            if (gm >= m || gm < m_lo) continue;
             float r[4];
 #pragma unroll
             for (int t = 0; t < 4; t++) r[t] = ws[(jq + t) * LD + ii];
             float *cp = c + gn + gm * ldc;
-            if (vec_c && gn + 3 < n) {
+            if (vec && gn >= n_lo && gn + 3 < n) {
                 float4 out = make_float4(r[0], r[1], r[2], r[3]);
                 if (beta != 0.f) {
                     const float4 old = *reinterpret_cast<const float4 *>(cp);
@@ -295,7 +313,7 @@ __device__ __forceinline__ void store_tile_t(const float (&acc)[Cfg::TM][Cfg::TN
             } else {
 #pragma unroll
                 for (int t = 0; t < 4; t++)
-                    if (gn + t < n) cp[t] = beta != 0.f ? r[t] + beta * cp[t] : r[t];
+                    if (gn + t >= n_lo && gn + t < n) cp[t] = beta != 0.f ? r[t] + beta * cp[t] : r[t];
             }
         }
         __syncwarp();
@@ -315,7 +333,9 @@ __global__ void __launch_bounds__(Cfg::THREADS, Cfg::MIN_BLOCKS)
     fg_kern::tl_stamp(0, blockIdx.x, 0); // FG_TIMELINE's (none without it)
     int64_t bm, bn;
     block_tile<Cfg::RASTER>((m + Cfg::BM - 1) / Cfg::BM, (n + Cfg::BN - 1) / Cfg::BN, bm, bn);
-    const int64_t m0 = bm * Cfg::BM, n0 = bn * Cfg::BN;
+    const int64_t m_lo = bm * Cfg::BM, n_lo = bn * Cfg::BN;
+    const int64_t m0 = inside_origin<Cfg::BM>(m_lo, m, !TA && vec_a && !ELEM);
+    const int64_t n0 = inside_origin<Cfg::BN>(n_lo, n, TB && vec_b && !ELEM);
     // Split-K: this block's slice of K, and its own partial C.
     {
         const int64_t k0 = blockIdx.z * kslice;
@@ -328,8 +348,8 @@ __global__ void __launch_bounds__(Cfg::THREADS, Cfg::MIN_BLOCKS)
     lane_origin<Cfg>(threadIdx.x, row_s, col_s);
     float acc[Cfg::TM][Cfg::TN];
     tile_product<Cfg, TA, TB, ELEM>(acc, m, n, k, a, lda, b, ldb, m0, n0, vec_a, vec_b, row_s, col_s);
-    if constexpr (CT) store_tile_t<Cfg>(acc, m, n, m0, n0, row_s, col_s, alpha, beta, c, ldc, vec_c);
-    else store_tile<Cfg>(acc, m, n, m0, n0, row_s, col_s, alpha, beta, c, ldc, vec_c);
+    if constexpr (CT) store_tile_t<Cfg>(acc, m, n, m0, n0, m_lo, n_lo, row_s, col_s, alpha, beta, c, ldc, vec_c);
+    else store_tile<Cfg>(acc, m, n, m0, n0, m_lo, n_lo, row_s, col_s, alpha, beta, c, ldc, vec_c);
     fg_kern::tl_stamp(0, blockIdx.x, 2);
 }
 
@@ -349,15 +369,17 @@ __global__ void __launch_bounds__(Cfg::THREADS, Cfg::MIN_BLOCKS)
     // A thread's partial sums: element i * TN + j of slot s at [(s * TM * TN + i * TN + j) *
     // THREADS], so that a warp's accesses are whole lines.
     auto partials = [&](int64_t slot) { return static_cast<float *>(sk.partials) + slot * (THREADS * TM * TN) + threadIdx.x; };
-    auto origin = [&](int64_t tile, int64_t &m0, int64_t &n0) {
-        block_tile<Cfg::RASTER>((m + BM - 1) / BM, (n + BN - 1) / BN, m0, n0, sk.first + tile);
-        m0 *= BM, n0 *= BN;
+    // Tile `tile`'s origin (m0, n0) and the bounds of what it stores (m_lo, n_lo): inside_origin.
+    auto origin = [&](int64_t tile, int64_t &m0, int64_t &n0, int64_t &m_lo, int64_t &n_lo) {
+        block_tile<Cfg::RASTER>((m + BM - 1) / BM, (n + BN - 1) / BN, m_lo, n_lo, sk.first + tile);
+        m_lo *= BM, n_lo *= BN;
+        m0 = inside_origin<BM>(m_lo, m, !TA && vec_a), n0 = inside_origin<BN>(n_lo, n, TB && vec_b);
     };
     streamk_run(
         sk,
         [&](int64_t tile, int64_t kt0, int64_t kt1) {
-            int64_t m0, n0;
-            origin(tile, m0, n0);
+            int64_t m0, n0, m_lo, n_lo;
+            origin(tile, m0, n0, m_lo, n_lo);
             const int64_t k0 = kt0 * BK, k1 = kt1 * BK < k ? kt1 * BK : k;
             tile_product<Cfg, TA, TB, false>(acc, m, n, k1 - k0, a + (TA ? k0 : k0 * lda), lda,
                                              b + (TB ? k0 * ldb : k0), ldb, m0, n0, vec_a, vec_b,
@@ -381,10 +403,11 @@ __global__ void __launch_bounds__(Cfg::THREADS, Cfg::MIN_BLOCKS)
                 }
         },
         [&](int64_t tile) {
-            int64_t m0, n0;
-            origin(tile, m0, n0);
-            if constexpr (CT) store_tile_t<Cfg>(acc, m, n, m0, n0, row_s, col_s, alpha, beta, c, ldc, vec_c);
-            else store_tile<Cfg>(acc, m, n, m0, n0, row_s, col_s, alpha, beta, c, ldc, vec_c);
+            int64_t m0, n0, m_lo, n_lo;
+            origin(tile, m0, n0, m_lo, n_lo);
+            if constexpr (CT)
+                store_tile_t<Cfg>(acc, m, n, m0, n0, m_lo, n_lo, row_s, col_s, alpha, beta, c, ldc, vec_c);
+            else store_tile<Cfg>(acc, m, n, m0, n0, m_lo, n_lo, row_s, col_s, alpha, beta, c, ldc, vec_c);
         });
 }
 
