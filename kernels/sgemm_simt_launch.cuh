@@ -20,6 +20,15 @@ namespace fg_simt {
 template <class Cfg>
 constexpr bool has_streamk() { return Cfg::TM * Cfg::TN >= 128; }
 
+// Whether an operand that takes 16-byte copies along a dimension of `size` leaves a tile (mnt
+// long) crossing the edge: the kernel moves the last tile inside the matrix only by a multiple
+// of 4 and only where the dimension holds a whole tile (inside_origin), and that tile's blocks
+// run the general loop for all of k. Where FG_SPREAD gives a configuration its ELEM instances,
+// the operand is copied element by element instead: the tile moves inside (or, shorter than a
+// tile, its rows past the edge repeat the last one: TileLoader's CLAMP), and every block runs
+// the fast loop.
+constexpr bool edge_stays(int64_t size, int mnt) { return size % mnt != 0 && (size < mnt || (size - mnt) % 4 != 0); }
+
 // NN on a block tile wider than tall runs as the TT of the transposed problem, C^T = B^T A^T
 // (op(A') = B^T, op(B') = A^T, the kernel storing C^T: CT): the k-contiguous operand B then goes
 // over the tile's shorter side, so a k-tile takes half the 4-byte transposing copies (8 a
@@ -27,19 +36,22 @@ constexpr bool has_streamk() { return Cfg::TM * Cfg::TN >= 128; }
 // K is not split into slices (perf/NOTES.md, SGEMM item 23), and where the transposed problem
 // takes no more tiles than the problem: on m x n it takes ceil(n / BM) ceil(m / BN) tiles, which
 // on shapes off the tile multiples can exceed ceil(m / BM) ceil(n / BN) and spill into another
-// wave (the chooser's cost model counts the tiles of m x n).
+// wave (the chooser's cost model counts the tiles of m x n). Not where the swapped kernel's tile
+// along m (BN long) would stay on the edge (edge_stays): the unswapped NN instances run it in
+// the fast loop.
 template <class Cfg>
 bool swaps_nn(const fg_kern::Gemm<float> &g, int splits)
 {
     if (!Cfg::SWAP_NN || g.ta || g.tb || splits > 1 || !aligned16(g.a, g.lda, 4)) return false;
+    if (Cfg::SPREAD && edge_stays(g.m, Cfg::BN)) return false;
     const int64_t tiles = ((g.m + Cfg::BM - 1) / Cfg::BM) * ((g.n + Cfg::BN - 1) / Cfg::BN);
     return ((g.n + Cfg::BM - 1) / Cfg::BM) * ((g.m + Cfg::BN - 1) / Cfg::BN) <= tiles;
 }
 
 // Cfg's instances: [ta + 2 tb] for the transpose pair, + 4 with FG_SPREAD where op(A) = A or
-// op(B) = B^T (mn-contiguous) cannot take 16-byte copies (the ELEM ones); [8] swaps_nn's. The
-// stream-K kernel of instance t (0-3, or 8) is sk_slot(t) of five (launch); the ELEM ones have
-// none.
+// op(B) = B^T (mn-contiguous) cannot take 16-byte copies or would leave a tile on the edge with
+// them (edge_stays: the ELEM ones); [8] swaps_nn's. The stream-K kernel of instance t (0-3, or
+// 8) is sk_slot(t) of five (launch); the ELEM ones have none.
 template <class Cfg>
 struct Instances {
     static constexpr bool E = Cfg::SPREAD; // without FG_SPREAD the last four are the first four
@@ -61,9 +73,9 @@ int instance(const fg_kern::Gemm<float> &g, int splits)
 {
     const int t = g.ta + 2 * g.tb;
     if (swaps_nn<Cfg>(g, splits)) return 8;
-    return Instances<Cfg>::E && ((!g.ta && !aligned16(g.a, g.lda, 4)) || (g.tb && !aligned16(g.b, g.ldb, 4)))
-               ? t + 4
-               : t;
+    const bool elem_a = !g.ta && (!aligned16(g.a, g.lda, 4) || edge_stays(g.m, Cfg::BM));
+    const bool elem_b = g.tb && (!aligned16(g.b, g.ldb, 4) || edge_stays(g.n, Cfg::BN));
+    return Instances<Cfg>::E && (elem_a || elem_b) ? t + 4 : t;
 }
 
 // The stream-K plan of instance t on g (on its m x n, swapped for 8); none for the ELEM ones.
