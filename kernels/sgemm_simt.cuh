@@ -212,7 +212,7 @@ __device__ __forceinline__ void tile_product(float (&acc)[Cfg::TM][Cfg::TN], int
 // tile (store_tile's lower bounds, t0). It stays where the dimension is shorter than a tile, and
 // where the operand takes 16-byte copies along it (vec16) and the move would misalign them.
 template <int MNT>
-__device__ __forceinline__ int64_t inside_origin(int64_t t0, int64_t size, bool vec16)
+__host__ __device__ __forceinline__ int64_t inside_origin(int64_t t0, int64_t size, bool vec16)
 {
     const int64_t last = size - MNT;
     return t0 > last && last >= 0 && !(vec16 && last % 4 != 0) ? last : t0;
