@@ -20,14 +20,19 @@ namespace fg_simt {
 template <class Cfg>
 constexpr bool has_streamk() { return Cfg::TM * Cfg::TN >= 128; }
 
-// Whether an operand that takes 16-byte copies along a dimension of `size` leaves a tile (mnt
-// long) crossing the edge: the kernel moves the last tile inside the matrix only by a multiple
-// of 4 and only where the dimension holds a whole tile (inside_origin), and that tile's blocks
-// run the general loop for all of k. Where FG_SPREAD gives a configuration its ELEM instances,
-// the operand is copied element by element instead: the tile moves inside (or, shorter than a
-// tile, its rows past the edge repeat the last one: TileLoader's CLAMP), and every block runs
-// the fast loop.
-constexpr bool edge_stays(int64_t size, int mnt) { return size % mnt != 0 && (size < mnt || (size - mnt) % 4 != 0); }
+// Whether an operand that takes 16-byte copies along a dimension of `size` leaves its last tile
+// (MNT long) crossing the edge, where the kernel puts it (inside_origin: moved inside only by a
+// multiple of 4 and only where the dimension holds a whole tile); that tile's blocks run the
+// general loop for all of k. Where FG_SPREAD gives a configuration its ELEM instances, the
+// operand is copied element by element instead: the tile moves inside (or, shorter than a tile,
+// its rows past the edge repeat the last one: TileLoader's CLAMP), and every block runs the
+// fast loop.
+template <int MNT>
+bool edge_stays(int64_t size)
+{
+    const int64_t last = (size - 1) / MNT * MNT; // the last tile's place on the grid
+    return size % MNT != 0 && inside_origin<MNT>(last, size, /*vec16=*/true) + MNT > size;
+}
 
 // NN on a block tile wider than tall runs as the TT of the transposed problem, C^T = B^T A^T
 // (op(A') = B^T, op(B') = A^T, the kernel storing C^T: CT): the k-contiguous operand B then goes
@@ -43,7 +48,7 @@ template <class Cfg>
 bool swaps_nn(const fg_kern::Gemm<float> &g, int splits)
 {
     if (!Cfg::SWAP_NN || g.ta || g.tb || splits > 1 || !aligned16(g.a, g.lda, 4)) return false;
-    if (Cfg::SPREAD && edge_stays(g.m, Cfg::BN)) return false;
+    if (Cfg::SPREAD && edge_stays<Cfg::BN>(g.m)) return false;
     const int64_t tiles = ((g.m + Cfg::BM - 1) / Cfg::BM) * ((g.n + Cfg::BN - 1) / Cfg::BN);
     return ((g.n + Cfg::BM - 1) / Cfg::BM) * ((g.m + Cfg::BN - 1) / Cfg::BN) <= tiles;
 }
@@ -73,8 +78,8 @@ int instance(const fg_kern::Gemm<float> &g, int splits)
 {
     const int t = g.ta + 2 * g.tb;
     if (swaps_nn<Cfg>(g, splits)) return 8;
-    const bool elem_a = !g.ta && (!aligned16(g.a, g.lda, 4) || edge_stays(g.m, Cfg::BM));
-    const bool elem_b = g.tb && (!aligned16(g.b, g.ldb, 4) || edge_stays(g.n, Cfg::BN));
+    const bool elem_a = !g.ta && (!aligned16(g.a, g.lda, 4) || edge_stays<Cfg::BM>(g.m));
+    const bool elem_b = g.tb && (!aligned16(g.b, g.ldb, 4) || edge_stays<Cfg::BN>(g.n));
     return Instances<Cfg>::E && (elem_a || elem_b) ? t + 4 : t;
 }
 

@@ -44,7 +44,7 @@ static void sizes()
             bool once = true;
             for (int64_t r = 0; r < size; r++) once &= stored[r] == 1;
             check(once, "every row is stored by one tile", size, T, vec16);
-            const bool want = vec16 ? fg_simt::edge_stays(size, T) : size < T && size % T != 0;
+            const bool want = vec16 ? fg_simt::edge_stays<T>(size) : size < T && size % T != 0;
             check(crosses == want, "a tile crosses the edge where edge_stays says", size, T, vec16);
         }
 }
