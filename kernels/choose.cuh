@@ -19,11 +19,13 @@ namespace fg_choose {
 // One configuration's constants (X of FG_*GEMM_MODEL): the chip's rate in TFLOP/s at the SM
 // count the model was fitted on, a unit's fixed cost in k-tiles (prologue, epilogue), the blocks
 // an SM needs to reach the rate, the rate's factor unless both operands allow 16-byte copies
-// (its own copy paths: a TMA configuration's fallback), the blocks an SM holds.
+// (its own copy paths: a TMA configuration's fallback), the blocks an SM holds, the rate's factor
+// where the block tile is longer than m or n (every block then runs on the edge).
 struct Cost {
     const char *name;
     double tflops, fixed, jsat, unaligned;
     int occ;
+    double short_tile;
 };
 
 // What the family's configurations share: the SM count their rates were fitted at, a launch's
@@ -87,7 +89,8 @@ inline int model_sms(const Machine &mc)
 inline double time(const Cost &c, const Machine &mc, int bm, int bn, int bk, int64_t m, int64_t n,
                    int64_t k, int splits, int cls, int sms, size_t esize)
 {
-    const double rate = c.tflops * 1e12 / mc.fitted_sms * mc.factor[cls] * (cls >= 12 ? 1.0 : c.unaligned);
+    const double rate = c.tflops * 1e12 / mc.fitted_sms * mc.factor[cls] * (cls >= 12 ? 1.0 : c.unaligned) *
+                        (m < bm || n < bn ? c.short_tile : 1.0);
     const int64_t units = ((m + bm - 1) / bm) * ((n + bn - 1) / bn) * splits;
     const int64_t kt = ((k + bk - 1) / bk + splits - 1) / splits;
     const int64_t busy = (units + sms - 1) / sms;

@@ -9,18 +9,19 @@
 // Whether only the operands read along m or n need 16-byte copies (the spec's k-free)
 #define FG_SGEMM_MODEL_K_FREE true
 // The rate's factor by copy class: [ta + 2 tb + 4 (A allows 16-byte copies) + 8 (B does)]
-#define FG_SGEMM_MODEL_FACTORS {0.8971, 0.9571, 1.023, 0.9699, 1.072, 1.036, 1.01, 1.059, 1.008, 1.036, 1.059, 0.9713, 0.9999, 0.9889, 1.036, 1.021}
+#define FG_SGEMM_MODEL_FACTORS {0.9089, 0.9532, 1.021, 0.9842, 1.064, 1.03, 1.01, 1.037, 1.008, 1.03, 1.048, 0.9718, 1.008, 0.9946, 1.033, 1.015}
 // Per configuration of the table, in its order: X(name, TFLOP/s of the whole chip (its SMs' rate),
 // a unit's fixed cost in k-tiles, the blocks an SM needs to reach the rate, the rate's factor where
-// an operand rules out 16-byte copies, the blocks an SM holds)
+// an operand rules out 16-byte copies, the blocks an SM holds, the rate's factor where the tile
+// is longer than m or n)
 #define FG_SGEMM_MODEL(X) \
-    X("simt_128x256x16_w64x64_t16x8_s3_f2720", 50.98, 4.764, 1, 0.948, 3) \
-    X("simt_128x256x16_w64x64_t16x8_s4_f2720", 51.46, 5.505, 1, 0.9543, 2) \
-    X("simt_128x128x16_w64x32_t8x8_s3_f656", 49.27, 2.667, 1.051, 0.961, 4) \
-    X("simt_128x128x16_w64x64_t16x8_s3_f2688", 42.14, 4.843, 1.338, 0.9974, 4) \
-    X("simt_256x64x16_w64x32_t8x8_s3_f2688", 47.32, 3.355, 1.1, 0.9616, 3) \
-    X("simt_128x64x16_w64x32_t8x8_s3_f2688", 44.11, 4.763, 1.154, 1.021, 6) \
-    X("simt_64x128x16_w32x64_t8x8_s3_f2688", 43.98, 4.536, 1.171, 1.024, 6) \
-    X("simt_64x64x8_w32x64_t8x8_s4", 36.03, 4.075, 2.208, 0.9719, 8) \
-    X("simt_16x32x32_w16x32_t4x4_s3_f672", 22.66, 6.19, 2.799, 0.9131, 8) \
-    X("simt_32x16x32_w32x16_t4x4_s3_f672", 21.01, 5.049, 2.825, 0.9533, 8)
+    X("simt_128x256x16_w64x64_t16x8_s3_f2720", 51.66, 4.48, 1, 0.9496, 3, 0.9503) \
+    X("simt_128x256x16_w64x64_t16x8_s4_f2720", 52.07, 5.245, 1, 0.955, 2, 0.9551) \
+    X("simt_128x128x16_w64x32_t8x8_s3_f656", 49.53, 2.403, 1.037, 0.9608, 4, 0.9132) \
+    X("simt_128x128x16_w64x64_t16x8_s3_f2688", 42.48, 4.533, 1.33, 0.9985, 4, 0.8888) \
+    X("simt_256x64x16_w64x32_t8x8_s3_f2688", 47.36, 2.645, 1.072, 0.9841, 3, 0.826) \
+    X("simt_128x64x16_w64x32_t8x8_s3_f2688", 44.2, 4.679, 1.142, 1.023, 6, 0.9124) \
+    X("simt_64x128x16_w32x64_t8x8_s3_f2688", 44.12, 4.445, 1.169, 1.021, 6, 0.9689) \
+    X("simt_64x64x8_w32x64_t8x8_s4", 36.01, 4.074, 2.207, 0.9725, 8, 1) \
+    X("simt_16x32x32_w16x32_t4x4_s3_f672", 22.72, 6.222, 2.799, 0.9105, 8, 1) \
+    X("simt_32x16x32_w32x16_t4x4_s3_f672", 21.07, 5.064, 2.827, 0.9494, 8, 1)

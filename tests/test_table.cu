@@ -95,7 +95,7 @@ static void check_plans()
     // The table's choice: its configuration and split-K, unless a configuration or slices are forced.
     const fg_table::Config<float> configs[2] = {fake_no_sk, fake_no_sk};
     const fg_table::Entry entries[] = {{1024, 1024, 1024, 0, 1, 4}};
-    const fg_choose::Cost costs[2] = {{"fake", 40, 2, 1, 1, 4}, {"fake", 40, 2, 1, 1, 4}};
+    const fg_choose::Cost costs[2] = {{"fake", 40, 2, 1, 1, 4, 1}, {"fake", 40, 2, 1, 1, 4, 1}};
     const fg_choose::Machine machine = {132, 4e-6, 2.5e12, 13e-6, {1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1}, false};
     fg_gemm_args g = {};
     g.dt = FG_F32, g.ta = g.tb = 'N', g.m = g.n = g.k = 1024, g.alpha = 1;
@@ -120,7 +120,7 @@ static void check_choice()
     const fg_table::Config<float> big = {"big", 128, 128, 16, fake_instance, nullptr, fake_launch};
     const fg_table::Config<float> small = {"small", 32, 32, 32, fake_instance, nullptr, fake_launch};
     const fg_table::Config<float> configs[2] = {big, small};
-    const fg_choose::Cost costs[2] = {{"big", 40, 2, 1, 1, 2}, {"small", 15, 3, 3, 1, 8}};
+    fg_choose::Cost costs[2] = {{"big", 40, 2, 1, 1, 2, 1}, {"small", 15, 3, 3, 1, 8, 1}};
     // Unaligned operands (classes 0-11) at 0.8 of the aligned rate (12-15).
     const fg_choose::Machine machine = {132, 4e-6, 2.5e12, 13e-6, {.8, .8, .8, .8, .8, .8, .8, .8, .8, .8, .8, .8, 1, 1, 1, 1}, false};
     static_assert(fg_table::same_name("big", "big") && !fg_table::same_name("big", "bigger"), "same_name");
@@ -139,6 +139,16 @@ static void check_choice()
     pick(64, 64, 64, 0, &c, &s);
     check("choice: 64^3 (one large tile, 4 small ones) takes the small tile", c, 1);
     check("choice: k too short to split", s, 1);
+    // A tile longer than m or n runs at its short_tile factor of the rate: m = 100 under the
+    // large tile's 128 rows, m = 200 over them.
+    pick(100, 8192, 8192, 0, &c, &s);
+    check("choice: 100x8192x8192 at the full rate takes the large tile", c, 0);
+    costs[0].short_tile = 0.2;
+    pick(100, 8192, 8192, 0, &c, &s);
+    check("choice: 100x8192x8192 with the large tile at 0.2 of its rate takes the small one", c, 1);
+    pick(200, 8192, 8192, 0, &c, &s);
+    check("choice: 200x8192x8192 (m past the large tile) is not slowed by it", c, 0);
+    costs[0].short_tile = 1;
     // Packing: where the copies cost less than the rate they win; only the unaligned operand.
     bool pa = true, pb = true;
     fg_kern::Gemm<float> g8 = {false, false, 8192, 8192, 8192, 1.f, nullptr, 8191, nullptr, 8192, 0.f, nullptr, 8192};

@@ -6,16 +6,18 @@ library's copy: kernels/choose.cuh, which must agree with time_s below):
   tiles = ceil(m/BM) ceil(n/BN), units = tiles * s, each of kt = ceil(ceil(k/BK) / s) k-tiles;
   the busiest SM runs B = ceil(units / SMs) units, up to occ(c) at a time;
   j = min(B, occ(c)), rate = r_c min(1, j / jsat_c) f[class] (times u_c unless both operands
-  allow 16-byte copies), where the copy class is the transpose pair and whether each operand
-  allows 16-byte copies;
+  allow 16-byte copies; times e_c where m < BM or n < BN, a tile longer than its dimension,
+  whose blocks all run on the edge: 1 unless the spec has `short-factors yes`), where the copy
+  class is the transpose pair and whether each operand allows 16-byte copies;
   time = B (kt + p_c / j) 2 BM BN BK / rate + launch,
   plus, when s > 1, the reduction: (s + 1) m n esize / bandwidth + launch.
 Fitted in turns (Model.fit): per configuration (a row's time depends on its own configuration's
 constants and its class's factor only) r_c (an SM's rate), p_c (a unit's fixed cost in k-tiles),
 jsat_c (the blocks an SM needs to reach r_c) and u_c (its rate's factor without 16-byte copies),
 by Levenberg-Marquardt on log time with a soft-L1 loss (a few wild timings do not pull the fit);
-then the family's 16 class factors f from the residuals by class. Pure Python: no package
-needed.
+then the family's 16 class factors f from the residuals by class, then (short-factors) each
+configuration's e_c from the residuals of its rows with a tile longer than a dimension. Pure
+Python: no package needed.
 
 Usage:
   fit_model.py SPEC [--check]     writes (or compares) the spec's header
@@ -28,7 +30,9 @@ Usage:
 A spec (perf/tables/*_model.spec): `prec s|d`, `output FILE`, `configs FILE` (the generated
 table header whose configurations the model covers), `sms N`, `csv FILE` repeated, `launch-us`,
 `bandwidth-gbs`, `pack-us` (a packing copy's fixed cost), `k-free yes|no` (whether the family reads operands along k at one speed
-whatever their alignment: packing then leaves them be). Rows used: the tuner's round 0 that passed validation.
+whatever their alignment: packing then leaves them be), `short-factors yes|no` (whether each
+configuration's rate has a factor of its own where its tile is longer than m or n). Rows used:
+the tuner's round 0 that passed validation.
 """
 import argparse
 import csv
@@ -80,11 +84,13 @@ def aligned(ld, esize):
 class Model:
     """The model of one precision over its configurations (read_configs)."""
 
-    def __init__(self, configs, esize, sms, launch_us, bw_gbs):
+    def __init__(self, configs, esize, sms, launch_us, bw_gbs, short_factors=False):
         self.configs, self.esize, self.sms = configs, esize, sms
         self.launch, self.bw = launch_us * 1e-6, bw_gbs * 1e9
         self.index = {c[0]: i for i, c in enumerate(configs)}
         self.factor = [1.0] * 16  # the rate's factor by copy class (copy_class)
+        self.short = [1.0] * len(configs)  # a configuration's factor where its tile is longer than m or n
+        self.short_factors = short_factors
 
     def occupancy(self, i):
         _, bm, bn, bk, stages = self.configs[i]
@@ -110,6 +116,8 @@ class Model:
         """kernels/choose.cuh's time of configuration i in s slices."""
         _, bm, bn, bk, _ = self.configs[i]
         rate = rate_tflops * 1e12 / self.sms * self.factor[cls] * (1.0 if cls >= 12 else unaligned)
+        if m < bm or n < bn:
+            rate *= self.short[i]
         occ = self.occupancy(i)
         units = -(-m // bm) * -(-n // bn) * s
         kt = -(-(-(-k // bk)) // s)
@@ -195,7 +203,21 @@ class Model:
                     self.factor[cls] *= math.exp(-sums[cls] / (counts[cls] + 10))
             mean = sum(math.log(self.factor[r[5]]) for r in rows) / len(rows)
             self.factor = [f / math.exp(mean) for f in self.factor]
+            if self.short_factors:
+                self.fit_short(rows, params)
         return [self.fit_one(i, by_config[i]) for i in range(len(self.configs))]
+
+    def fit_short(self, rows, params):
+        """Each configuration's factor where its tile is longer than m or n, from the residuals of
+        those rows as the class factors (their mean clipped to +-0.5, shrunk by n / (n + 10))."""
+        sums, counts = [0.0] * len(self.configs), [0] * len(self.configs)
+        for r in rows:
+            i, m, n = r[0], r[1], r[2]
+            if m < self.configs[i][1] or n < self.configs[i][2]:
+                sums[i] += min(max(math.log(r[6] / self.time_s(i, params[i], *r[1:6])), -0.5), 0.5)
+                counts[i] += 1
+        for i in range(len(self.configs)):
+            self.short[i] *= math.exp(-sums[i] / (counts[i] + 10))
 
 
 def copy_class(ta, tb, al_a, al_b):
@@ -259,12 +281,14 @@ def header(spec, model, params):
              "(its SMs' rate),",
              "// a unit's fixed cost in k-tiles, the blocks an SM needs to reach the rate, the rate's "
              "factor where",
-             "// an operand rules out 16-byte copies, the blocks an SM holds)",
+             "// an operand rules out 16-byte copies, the blocks an SM holds, the rate's factor where the tile",
+             "// is longer than m or n)",
              f"#define FG_{P}GEMM_MODEL(X) \\"]
     body = []
     for i, c in enumerate(model.configs):
         rate, fixed, jsat, unaligned = model.constants(i, params[i])
-        body.append(f'    X("{c[0]}", {rate:.4g}, {fixed:.4g}, {jsat:.4g}, {unaligned:.4g}, {model.occupancy(i)})')
+        body.append(f'    X("{c[0]}", {rate:.4g}, {fixed:.4g}, {jsat:.4g}, {unaligned:.4g}, {model.occupancy(i)}, '
+                    f'{model.short[i]:.4g})')
     lines.append(" \\\n".join(body))
     return "\n".join(lines) + "\n"
 
@@ -302,7 +326,7 @@ def main():
     spec["path"] = os.path.relpath(os.path.abspath(a.spec), ROOT)
     esize = 4 if spec["prec"] == "s" else 8
     model = Model(read_configs(spec["configs"]), esize, int(spec["sms"]), float(spec["launch-us"]),
-                  float(spec["bandwidth-gbs"]))
+                  float(spec["bandwidth-gbs"]), spec.get("short-factors", "no") == "yes")
     params = model.fit(read_rows(spec["csv"], model))
     if a.judge:
         judge(model, params, read_rows(a.judge, model))
