@@ -116,7 +116,7 @@ class Model:
         """kernels/choose.cuh's time of configuration i in s slices."""
         _, bm, bn, bk, _ = self.configs[i]
         rate = rate_tflops * 1e12 / self.sms * self.factor[cls] * (1.0 if cls >= 12 else unaligned)
-        if m < bm or n < bn:
+        if self.short_tile(i, m, n):
             rate *= self.short[i]
         occ = self.occupancy(i)
         units = -(-m // bm) * -(-n // bn) * s
@@ -192,32 +192,32 @@ class Model:
                 sys.exit(f"fit_model.py: no rows of configuration {c[0]}")
         for _ in range(4):
             params = [self.fit_one(i, by_config[i]) for i in range(len(self.configs))]
-            sums, counts = [0.0] * 16, [0] * 16
-            for r in rows:
-                i, cls = r[0], r[5]
-                x = math.log(r[6] / self.time_s(i, params[i], *r[1:6]))
-                sums[cls] += min(max(x, -0.5), 0.5)
-                counts[cls] += 1
-            for cls in range(16):
-                if counts[cls]:
-                    self.factor[cls] *= math.exp(-sums[cls] / (counts[cls] + 10))
+            step = self.factor_steps(rows, params, 16, lambda r: r[5])
+            self.factor = [f * x for f, x in zip(self.factor, step)]
             mean = sum(math.log(self.factor[r[5]]) for r in rows) / len(rows)
             self.factor = [f / math.exp(mean) for f in self.factor]
-            if self.short_factors:
-                self.fit_short(rows, params)
+            if self.short_factors:  # each configuration's, from its rows with a tile longer than m or n
+                step = self.factor_steps(rows, params, len(self.configs),
+                                         lambda r: r[0] if self.short_tile(r[0], r[1], r[2]) else None)
+                self.short = [f * x for f, x in zip(self.short, step)]
         return [self.fit_one(i, by_config[i]) for i in range(len(self.configs))]
 
-    def fit_short(self, rows, params):
-        """Each configuration's factor where its tile is longer than m or n, from the residuals of
-        those rows as the class factors (their mean clipped to +-0.5, shrunk by n / (n + 10))."""
-        sums, counts = [0.0] * len(self.configs), [0] * len(self.configs)
+    def factor_steps(self, rows, params, groups, group):
+        """Each group's factor step: exp(-mean) of its rows' log residuals under params, each
+        clipped to +-0.5, the mean shrunk by n / (n + 10) for n rows (group(row): the row's group,
+        or None for rows of no group)."""
+        sums, counts = [0.0] * groups, [0] * groups
         for r in rows:
-            i, m, n = r[0], r[1], r[2]
-            if m < self.configs[i][1] or n < self.configs[i][2]:
-                sums[i] += min(max(math.log(r[6] / self.time_s(i, params[i], *r[1:6])), -0.5), 0.5)
-                counts[i] += 1
-        for i in range(len(self.configs)):
-            self.short[i] *= math.exp(-sums[i] / (counts[i] + 10))
+            g = group(r)
+            if g is not None:
+                x = math.log(r[6] / self.time_s(r[0], params[r[0]], *r[1:6]))
+                sums[g] += min(max(x, -0.5), 0.5)
+                counts[g] += 1
+        return [math.exp(-sums[g] / (counts[g] + 10)) for g in range(groups)]
+
+    def short_tile(self, i, m, n):
+        """Whether configuration i's block tile is longer than m or n (choose.cuh's time())."""
+        return m < self.configs[i][1] or n < self.configs[i][2]
 
 
 def copy_class(ta, tb, al_a, al_b):
