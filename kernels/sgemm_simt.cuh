@@ -54,6 +54,10 @@ struct SimtTraits {
     static constexpr bool SWAP_NN = BN > BM && WARP_TILE && 4 * LN == 32 && !(FEAT & FG_NO_SWAP);
     static constexpr int STAGING_BYTES = SWAP_NN ? WARPS_M * WARPS_N * 32 * (WM + 4) * (int)sizeof(float) : 0;
     static constexpr int STAGE_BYTES_ALL = STAGES * (A_STAGE + B_STAGE) * (int)sizeof(float);
+    // store_tile_s: where C rules out 16-byte stores, each warp stages GSN columns of its warp
+    // tile at a time (WM + 4 floats each) in the stages' shared memory, where they fit.
+    static constexpr bool STAGED_C =
+        WARP_TILE && WARPS_M * WARPS_N * GSN * (WM + 4) * (int)sizeof(float) <= STAGE_BYTES_ALL;
     static constexpr int SMEM_BYTES = STAGE_BYTES_ALL > STAGING_BYTES ? STAGE_BYTES_ALL : STAGING_BYTES;
     // Blocks of 256 threads with 8x8 per thread need about 128 registers: held to that, two
     // blocks fit an SM (the fast loop alone takes one more). Else no minimum (0).
@@ -218,6 +222,51 @@ __host__ __device__ __forceinline__ int64_t inside_origin(int64_t t0, int64_t si
     return t0 > last && last >= 0 && !(vec16 && last % 4 != 0) ? last : t0;
 }
 
+// store_tile where C rules out 16-byte stores (STAGED_C): a lane's 4 consecutive rows of a column
+// would go as 4-byte stores 16 bytes apart, 8 lanes a column spanning 128 bytes for 32 stored.
+// Instead each warp stages the GSN columns of its warp tile that its lanes hold one group of 4
+// of (a pass; TN / 4 passes) in shared memory, column-major with WM + 4 floats a column, with
+// 16-byte stores (the quarter-warps' two columns 16 banks apart), and reads them back 32
+// consecutive entries of a column a store: one coalesced 128-byte row of C per warp store.
+template <class Cfg>
+__device__ __forceinline__ void store_tile_s(const float (&acc)[Cfg::TM][Cfg::TN], int64_t m, int64_t n,
+                                             int64_t m0, int64_t n0, int64_t m_lo, int64_t n_lo, int row_s,
+                                             int col_s, float alpha, float beta, float *__restrict__ c,
+                                             int64_t ldc)
+{
+    constexpr int TM = Cfg::TM, TN = Cfg::TN, GSM = Cfg::GSM, WM = Cfg::WM;
+    constexpr int COLS = Cfg::GSN, LD = WM + 4, PER_LANE = COLS * WM / 32;
+    static_assert(Cfg::STAGED_C && (COLS * WM) % 32 == 0, "SimtTraits' STAGED_C");
+    extern __shared__ __align__(16) float smem[];
+    const int warp = threadIdx.x / 32, lane = threadIdx.x % 32;
+    const int wm0 = warp % Cfg::WARPS_M * WM, wn0 = warp / Cfg::WARPS_M * Cfg::WN;
+    float *ws = smem + warp * COLS * LD;
+    const int r_w = row_s - wm0, c_w = col_s - wn0; // the lane's first row, its first column of a pass
+    __syncthreads(); // the last k-tile's fragments read by every warp
+#pragma unroll
+    for (int p = 0; p < TN / 4; p++) {
+#pragma unroll
+        for (int q = 0; q < 4; q++)
+#pragma unroll
+            for (int h = 0; h < TM / 4; h++)
+                *reinterpret_cast<float4 *>(ws + (c_w + q) * LD + r_w + h * GSM) =
+                    make_float4(alpha * acc[h * 4 + 0][p * 4 + q], alpha * acc[h * 4 + 1][p * 4 + q],
+                                alpha * acc[h * 4 + 2][p * 4 + q], alpha * acc[h * 4 + 3][p * 4 + q]);
+        __syncwarp();
+#pragma unroll 4
+        for (int it = 0; it < PER_LANE; it++) {
+            const int e = it * 32 + lane, row = e % WM, col = e / WM;
+            const int64_t gm = m0 + wm0 + row, gn = n0 + wn0 + p * COLS + col;
+            if (gm < m_lo || gm >= m || gn < n_lo || gn >= n) continue;
+            float *cp = c + gm + gn * ldc;
+            const float r = ws[col * LD + row];
+            *cp = beta != 0.f ? r + beta * *cp : r;
+        }
+        __syncwarp();
+    }
+    __syncthreads(); // a next piece (stream-K) copies into the stages
+}
+
 // Epilogue: C = alpha*acc + beta*C over the tile at (m0, n0), its rows from m_lo and its columns
 // from n_lo (inside_origin), 4 consecutive rows of a column per store (16 bytes where C and m0
 // allow it); beta = 0 never reads C.
@@ -229,6 +278,12 @@ __device__ __forceinline__ void store_tile(const float (&acc)[Cfg::TM][Cfg::TN],
 {
     constexpr int TM = Cfg::TM, TN = Cfg::TN, GSM = Cfg::GSM, GSN = Cfg::GSN;
     const bool vec = vec_c && m0 % 4 == 0;
+    if constexpr (Cfg::STAGED_C) {
+        if (!vec) { // the block's choice: vec_c and m0 are the block's
+            store_tile_s<Cfg>(acc, m, n, m0, n0, m_lo, n_lo, row_s, col_s, alpha, beta, c, ldc);
+            return;
+        }
+    }
 #pragma unroll
     for (int j = 0; j < TN; j++) {
         const int64_t gn = n0 + col_s + j / 4 * GSN + j % 4;
