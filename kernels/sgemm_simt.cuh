@@ -222,19 +222,36 @@ __host__ __device__ __forceinline__ int64_t inside_origin(int64_t t0, int64_t si
     return t0 > last && last >= 0 && !(vec16 && last % 4 != 0) ? last : t0;
 }
 
+// Pass p of a warp's staging (store_tile_s, store_tile_t): the lane's group p of 4 columns (c_w +
+// q of the pass) and its rows (r_w + h GSM, 4 each), times alpha, into ws column-major, ld floats
+// a column, 16 bytes a write.
+template <class Cfg>
+__device__ __forceinline__ void stage_pass(const float (&acc)[Cfg::TM][Cfg::TN], int p, float *ws, int ld,
+                                           int r_w, int c_w, float alpha)
+{
+#pragma unroll
+    for (int q = 0; q < 4; q++)
+#pragma unroll
+        for (int h = 0; h < Cfg::TM / 4; h++)
+            *reinterpret_cast<float4 *>(ws + (c_w + q) * ld + r_w + h * Cfg::GSM) =
+                make_float4(alpha * acc[h * 4 + 0][p * 4 + q], alpha * acc[h * 4 + 1][p * 4 + q],
+                            alpha * acc[h * 4 + 2][p * 4 + q], alpha * acc[h * 4 + 3][p * 4 + q]);
+}
+
 // store_tile where C rules out 16-byte stores (STAGED_C): a lane's 4 consecutive rows of a column
 // would go as 4-byte stores 16 bytes apart, 8 lanes a column spanning 128 bytes for 32 stored.
 // Instead each warp stages the GSN columns of its warp tile that its lanes hold one group of 4
-// of (a pass; TN / 4 passes) in shared memory, column-major with WM + 4 floats a column, with
-// 16-byte stores (the quarter-warps' two columns 16 banks apart), and reads them back 32
-// consecutive entries of a column a store: one coalesced 128-byte row of C per warp store.
+// of (a pass; TN / 4 passes) in shared memory, column-major with WM + 4 floats a column
+// (stage_pass: a quarter-warp's 16-byte writes fall on one column's consecutive rows, or on two
+// columns 16 banks apart), and reads them back 32 consecutive entries a store: each warp store is
+// one coalesced 128-byte run of a column of C (two runs of 64 bytes where WM = 16).
 template <class Cfg>
 __device__ __forceinline__ void store_tile_s(const float (&acc)[Cfg::TM][Cfg::TN], int64_t m, int64_t n,
                                              int64_t m0, int64_t n0, int64_t m_lo, int64_t n_lo, int row_s,
                                              int col_s, float alpha, float beta, float *__restrict__ c,
                                              int64_t ldc)
 {
-    constexpr int TM = Cfg::TM, TN = Cfg::TN, GSM = Cfg::GSM, WM = Cfg::WM;
+    constexpr int TN = Cfg::TN, WM = Cfg::WM;
     constexpr int COLS = Cfg::GSN, LD = WM + 4, PER_LANE = COLS * WM / 32;
     static_assert(Cfg::STAGED_C && (COLS * WM) % 32 == 0, "SimtTraits' STAGED_C");
     extern __shared__ __align__(16) float smem[];
@@ -245,13 +262,7 @@ __device__ __forceinline__ void store_tile_s(const float (&acc)[Cfg::TM][Cfg::TN
     __syncthreads(); // the last k-tile's fragments read by every warp
 #pragma unroll
     for (int p = 0; p < TN / 4; p++) {
-#pragma unroll
-        for (int q = 0; q < 4; q++)
-#pragma unroll
-            for (int h = 0; h < TM / 4; h++)
-                *reinterpret_cast<float4 *>(ws + (c_w + q) * LD + r_w + h * GSM) =
-                    make_float4(alpha * acc[h * 4 + 0][p * 4 + q], alpha * acc[h * 4 + 1][p * 4 + q],
-                                alpha * acc[h * 4 + 2][p * 4 + q], alpha * acc[h * 4 + 3][p * 4 + q]);
+        stage_pass<Cfg>(acc, p, ws, LD, r_w, c_w, alpha);
         __syncwarp();
 #pragma unroll 4
         for (int it = 0; it < PER_LANE; it++) {
@@ -323,7 +334,7 @@ __device__ __forceinline__ void store_tile_t(const float (&acc)[Cfg::TM][Cfg::TN
                                              int col_s, float alpha, float beta, float *__restrict__ c,
                                              int64_t ldc, bool vec_c)
 {
-    constexpr int TM = Cfg::TM, TN = Cfg::TN, GSM = Cfg::GSM, GSN = Cfg::GSN, WM = Cfg::WM;
+    constexpr int TN = Cfg::TN, GSN = Cfg::GSN, WM = Cfg::WM;
     constexpr int COLS = GSN; // a pass: the warp tile's columns of one group of 4 a lane
     constexpr int LD = WM + 4; // 16-byte rows; the two column halves of a quarter-warp 16 banks apart
     static_assert(Cfg::SWAP_NN && COLS == 32 && Cfg::STAGING_BYTES == Cfg::WARPS_M * Cfg::WARPS_N * COLS * LD * 4,
@@ -337,13 +348,7 @@ __device__ __forceinline__ void store_tile_t(const float (&acc)[Cfg::TM][Cfg::TN
     __syncthreads(); // the last k-tile's fragments read by every warp
 #pragma unroll
     for (int p = 0; p < TN / 4; p++) {
-#pragma unroll
-        for (int q = 0; q < 4; q++) // column c_w + q of this pass
-#pragma unroll
-            for (int h = 0; h < TM / 4; h++)
-                *reinterpret_cast<float4 *>(ws + (c_w + q) * LD + r_w + h * GSM) =
-                    make_float4(alpha * acc[h * 4 + 0][p * 4 + q], alpha * acc[h * 4 + 1][p * 4 + q],
-                                alpha * acc[h * 4 + 2][p * 4 + q], alpha * acc[h * 4 + 3][p * 4 + q]);
+        stage_pass<Cfg>(acc, p, ws, LD, r_w, c_w, alpha);
         __syncwarp();
         // Lane: 4 consecutive columns of the pass (rows of C), row (column of C) lane / 8 + 4 it.
         const int jq = lane % 8 * 4;
