@@ -20,12 +20,14 @@ namespace fg_choose {
 // count the model was fitted on, a unit's fixed cost in k-tiles (prologue, epilogue), the blocks
 // an SM needs to reach the rate, the rate's factor unless both operands allow 16-byte copies
 // (its own copy paths: a TMA configuration's fallback), the blocks an SM holds, the rate's factor
-// where the block tile is longer than m or n (every block then runs on the edge).
+// where the block tile is longer than m or n (every block then runs on the edge), and its factor by
+// transpose pair (ta + 2 tb: 1 unless the model's spec gives the configuration its own).
 struct Cost {
     const char *name;
     double tflops, fixed, jsat, unaligned;
     int occ;
     double short_tile;
+    double trans[4] = {1, 1, 1, 1};
 };
 
 // What the family's configurations share: the SM count their rates were fitted at, a launch's
@@ -90,7 +92,7 @@ inline double time(const Cost &c, const Machine &mc, int bm, int bn, int bk, int
                    int64_t k, int splits, int cls, int sms, size_t esize)
 {
     const double rate = c.tflops * 1e12 / mc.fitted_sms * mc.factor[cls] * (cls >= 12 ? 1.0 : c.unaligned) *
-                        (m < bm || n < bn ? c.short_tile : 1.0);
+                        (m < bm || n < bn ? c.short_tile : 1.0) * c.trans[cls & 3];
     const int64_t units = ((m + bm - 1) / bm) * ((n + bn - 1) / bn) * splits;
     const int64_t kt = ((k + bk - 1) / bk + splits - 1) / splits;
     const int64_t busy = (units + sms - 1) / sms;

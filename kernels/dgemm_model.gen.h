@@ -13,14 +13,14 @@
 // Per configuration of the table, in its order: X(name, TFLOP/s of the whole chip (its SMs' rate),
 // a unit's fixed cost in k-tiles, the blocks an SM needs to reach the rate, the rate's factor where
 // an operand rules out 16-byte copies, the blocks an SM holds, the rate's factor where the tile
-// is longer than m or n)
+// is longer than m or n, its factor by transpose pair: NN, TN, NT, TT)
 #define FG_DGEMM_MODEL(X) \
-    X("dmma_128x128x16_w64x32_s5_f288", 54.9, 2.483, 1, 0.7615, 1, 1) \
-    X("dmma_128x128x16_w64x32_s5_f4352", 57.59, 2.662, 1, 0.7367, 1, 1) \
-    X("dmma_64x128x16_w32x64_s3_f32", 41.38, 1.923, 1.372, 0.9191, 3, 1) \
-    X("dmma_128x64x16_w32x32_s4_f288", 49.91, 3.964, 1, 0.8223, 2, 1) \
-    X("dmma_64x64x16_w32x32_s4_f32", 39.98, 3.902, 1.423, 0.9562, 3, 1) \
-    X("dmma_64x64x16_w32x32_s3_f32", 43.62, 4.006, 1.537, 0.9458, 4, 1) \
-    X("dmma_64x64x16_w32x32_s4_f288", 48.09, 4.579, 1.435, 0.7988, 3, 1) \
-    X("dmma_32x64x16_w16x32_s4_f32", 35.73, 4.324, 1.602, 0.8426, 4, 1) \
-    X("dmma_32x32x32_w16x16_s5", 29.05, 4.049, 1.556, 0.8904, 2, 1)
+    X("dmma_128x128x16_w64x32_s5_f288", 54.9, 2.483, 1, 0.7615, 1, 1, 1, 1, 1, 1) \
+    X("dmma_128x128x16_w64x32_s5_f4352", 57.59, 2.662, 1, 0.7367, 1, 1, 1, 1, 1, 1) \
+    X("dmma_64x128x16_w32x64_s3_f32", 41.38, 1.923, 1.372, 0.9191, 3, 1, 1, 1, 1, 1) \
+    X("dmma_128x64x16_w32x32_s4_f288", 49.91, 3.964, 1, 0.8223, 2, 1, 1, 1, 1, 1) \
+    X("dmma_64x64x16_w32x32_s4_f32", 39.98, 3.902, 1.423, 0.9562, 3, 1, 1, 1, 1, 1) \
+    X("dmma_64x64x16_w32x32_s3_f32", 43.62, 4.006, 1.537, 0.9458, 4, 1, 1, 1, 1, 1) \
+    X("dmma_64x64x16_w32x32_s4_f288", 48.09, 4.579, 1.435, 0.7988, 3, 1, 1, 1, 1, 1) \
+    X("dmma_32x64x16_w16x32_s4_f32", 35.73, 4.324, 1.602, 0.8426, 4, 1, 1, 1, 1, 1) \
+    X("dmma_32x32x32_w16x16_s5", 29.05, 4.049, 1.556, 0.8904, 2, 1, 1, 1, 1, 1)

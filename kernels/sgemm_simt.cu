@@ -16,8 +16,8 @@ namespace {
 constexpr fg_table::Config<float> configs[] = {FG_SGEMM_CONFIGS(FG_CONFIG)};
 #define FG_ENTRY(m, n, k, trans, config, splits) {m, n, k, trans, config, splits},
 constexpr fg_table::Entry table[] = {FG_SGEMM_TABLE(FG_ENTRY)};
-#define FG_COST(name, tflops, fixed, jsat, unaligned, occ, short_tile) \
-    {name, tflops, fixed, jsat, unaligned, occ, short_tile},
+#define FG_COST(name, tflops, fixed, jsat, unaligned, occ, short_tile, nn, tn, nt, tt) \
+    {name, tflops, fixed, jsat, unaligned, occ, short_tile, {nn, tn, nt, tt}},
 constexpr fg_choose::Cost costs[] = {FG_SGEMM_MODEL(FG_COST)};
 constexpr fg_choose::Machine machine = {FG_SGEMM_MODEL_SMS, FG_SGEMM_MODEL_LAUNCH_S, FG_SGEMM_MODEL_BYTES_PER_S,
                                         FG_SGEMM_MODEL_PACK_S, FG_SGEMM_MODEL_FACTORS, FG_SGEMM_MODEL_K_FREE};

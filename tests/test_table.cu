@@ -149,6 +149,15 @@ static void check_choice()
     pick(200, 8192, 8192, 0, &c, &s);
     check("choice: 200x8192x8192 (m past the large tile) is not slowed by it", c, 0);
     costs[0].short_tile = 1;
+    // A configuration's factor by transpose pair (ta + 2 tb): the large tile at 0.2 of its rate in
+    // NN alone.
+    costs[0].trans[0] = 0.2;
+    pick(8192, 8192, 8192, 0, &c, &s);
+    check("choice: 8192^3 NN with the large tile at 0.2 of its rate in NN takes the small one", c, 1);
+    const fg_kern::Gemm<float> tn = {true, false, 8192, 8192, 8192, 1.f, nullptr, 8192, nullptr, 8192, 0.f, nullptr, 8192};
+    fg_choose::choose(configs, costs, machine, tn, true, true, 0, &c, &s);
+    check("choice: 8192^3 TN keeps the large tile", c, 0);
+    costs[0].trans[0] = 1;
     // Packing: where the copies cost less than the rate they win; only the unaligned operand.
     bool pa = true, pb = true;
     fg_kern::Gemm<float> g8 = {false, false, 8192, 8192, 8192, 1.f, nullptr, 8191, nullptr, 8192, 0.f, nullptr, 8192};

@@ -7,8 +7,10 @@ library's copy: kernels/choose.cuh, which must agree with time_s below):
   the busiest SM runs B = ceil(units / SMs) units, up to occ(c) at a time;
   j = min(B, occ(c)), rate = r_c min(1, j / jsat_c) f[class] (times u_c unless both operands
   allow 16-byte copies; times e_c where m < BM or n < BN, a tile longer than its dimension,
-  whose blocks all run on the edge: 1 unless the spec has `short-factors yes`), where the copy
-  class is the transpose pair and whether each operand allows 16-byte copies;
+  whose blocks all run on the edge: 1 unless the spec has `short-factors yes`; times t_c[pair],
+  the transpose pair's factor of its own, 1 but for the configurations the spec names in
+  `own-transposes`), where the copy class is the transpose pair and whether each operand allows
+  16-byte copies;
   time = B (kt + p_c / j) 2 BM BN BK / rate + launch,
   plus, when s > 1, the reduction: (s + 1) m n esize / bandwidth + launch.
 Fitted in turns (Model.fit): per configuration (a row's time depends on its own configuration's
@@ -16,8 +18,9 @@ constants and its class's factor only) r_c (an SM's rate), p_c (a unit's fixed c
 jsat_c (the blocks an SM needs to reach r_c) and u_c (its rate's factor without 16-byte copies),
 by Levenberg-Marquardt on log time with a soft-L1 loss (a few wild timings do not pull the fit);
 then the family's 16 class factors f from the residuals by class, then (short-factors) each
-configuration's e_c from the residuals of its rows with a tile longer than a dimension. Pure
-Python: no package needed.
+configuration's e_c from the residuals of its rows with a tile longer than a dimension, then the
+t_c of the configurations named in `own-transposes` from their rows' residuals by transpose pair.
+Pure Python: no package needed.
 
 Usage:
   fit_model.py SPEC [--check]     writes (or compares) the spec's header
@@ -31,8 +34,10 @@ A spec (perf/tables/*_model.spec): `prec s|d`, `output FILE`, `configs FILE` (th
 table header whose configurations the model covers), `sms N`, `csv FILE` repeated, `launch-us`,
 `bandwidth-gbs`, `pack-us` (a packing copy's fixed cost), `k-free yes|no` (whether the family reads operands along k at one speed
 whatever their alignment: packing then leaves them be), `short-factors yes|no` (whether each
-configuration's rate has a factor of its own where its tile is longer than m or n). Rows used:
-the tuner's round 0 that passed validation.
+configuration's rate has a factor of its own where its tile is longer than m or n),
+`own-transposes NAME` repeated (configurations whose rate has a factor of its own per transpose
+pair, where the family's class factors do not fit them). Rows used: the tuner's round 0 that
+passed validation.
 """
 import argparse
 import csv
@@ -45,14 +50,14 @@ ROOT = os.path.normpath(os.path.join(os.path.dirname(os.path.abspath(__file__)),
 
 
 def read_spec(path):
-    spec = {"csv": []}
+    spec = {"csv": [], "own-transposes": []}
     for line in open(path):
         line = line.split("#", 1)[0].strip()
         if not line:
             continue
         key, val = line.split(None, 1)
-        if key == "csv":
-            spec["csv"].append(val)
+        if key in ("csv", "own-transposes"):
+            spec[key].append(val)
         else:
             spec[key] = val
     return spec
@@ -84,13 +89,19 @@ def aligned(ld, esize):
 class Model:
     """The model of one precision over its configurations (read_configs)."""
 
-    def __init__(self, configs, esize, sms, launch_us, bw_gbs, short_factors=False):
+    def __init__(self, configs, esize, sms, launch_us, bw_gbs, short_factors=False, own_transposes=()):
         self.configs, self.esize, self.sms = configs, esize, sms
         self.launch, self.bw = launch_us * 1e-6, bw_gbs * 1e9
         self.index = {c[0]: i for i, c in enumerate(configs)}
         self.factor = [1.0] * 16  # the rate's factor by copy class (copy_class)
         self.short = [1.0] * len(configs)  # a configuration's factor where its tile is longer than m or n
         self.short_factors = short_factors
+        for name in own_transposes:
+            if name not in self.index:
+                sys.exit(f"fit_model.py: own-transposes {name} is no configuration of the table")
+        self.own = {self.index[name] for name in own_transposes}
+        # a configuration's factor by transpose pair (ta + 2 tb): 1 but for those of self.own
+        self.trans = [[1.0] * 4 for _ in configs]
 
     def occupancy(self, i):
         _, bm, bn, bk, stages = self.configs[i]
@@ -118,6 +129,7 @@ class Model:
         rate = rate_tflops * 1e12 / self.sms * self.factor[cls] * (1.0 if cls >= 12 else unaligned)
         if self.short_tile(i, m, n):
             rate *= self.short[i]
+        rate *= self.trans[i][cls & 3]
         occ = self.occupancy(i)
         units = -(-m // bm) * -(-n // bn) * s
         kt = -(-(-(-k // bk)) // s)
@@ -200,6 +212,10 @@ class Model:
                 step = self.factor_steps(rows, params, len(self.configs),
                                          lambda r: r[0] if self.short_tile(r[0], r[1], r[2]) else None)
                 self.short = [f * x for f, x in zip(self.short, step)]
+            if self.own:  # the named configurations' own, from their rows by transpose pair
+                step = self.factor_steps(rows, params, 4 * len(self.configs),
+                                         lambda r: 4 * r[0] + (r[5] & 3) if r[0] in self.own else None)
+                self.trans = [[f * step[4 * i + t] for t, f in enumerate(fs)] for i, fs in enumerate(self.trans)]
         return [self.fit_one(i, by_config[i]) for i in range(len(self.configs))]
 
     def factor_steps(self, rows, params, groups, group):
@@ -282,13 +298,13 @@ def header(spec, model, params):
              "// a unit's fixed cost in k-tiles, the blocks an SM needs to reach the rate, the rate's "
              "factor where",
              "// an operand rules out 16-byte copies, the blocks an SM holds, the rate's factor where the tile",
-             "// is longer than m or n)",
+             "// is longer than m or n, its factor by transpose pair: NN, TN, NT, TT)",
              f"#define FG_{P}GEMM_MODEL(X) \\"]
     body = []
     for i, c in enumerate(model.configs):
         rate, fixed, jsat, unaligned = model.constants(i, params[i])
         body.append(f'    X("{c[0]}", {rate:.4g}, {fixed:.4g}, {jsat:.4g}, {unaligned:.4g}, {model.occupancy(i)}, '
-                    f'{model.short[i]:.4g})')
+                    f'{model.short[i]:.4g}, ' + ", ".join(f"{x:.4g}" for x in model.trans[i]) + ")")
     lines.append(" \\\n".join(body))
     return "\n".join(lines) + "\n"
 
@@ -326,7 +342,7 @@ def main():
     spec["path"] = os.path.relpath(os.path.abspath(a.spec), ROOT)
     esize = 4 if spec["prec"] == "s" else 8
     model = Model(read_configs(spec["configs"]), esize, int(spec["sms"]), float(spec["launch-us"]),
-                  float(spec["bandwidth-gbs"]), spec.get("short-factors", "no") == "yes")
+                  float(spec["bandwidth-gbs"]), spec.get("short-factors", "no") == "yes", spec["own-transposes"])
     params = model.fit(read_rows(spec["csv"], model))
     if a.judge:
         judge(model, params, read_rows(a.judge, model))
