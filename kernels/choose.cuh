@@ -3,10 +3,13 @@
 // waves, tile efficiency and k depth, and takes the least predicted time. The model's constants
 // are fitted by perf/tables/fit_model.py to tuner runs on random problems
 // (kernels/*gemm_model.gen.h); time() below is that script's time_const, term for term. The same
-// model says whether copying unaligned operands aligned first pays (pack_choice).
+// model says whether copying unaligned operands aligned first pays (pack_choice), and, for the
+// configurations it fits stream-K for, whether running them unsplit with stream-K does best
+// (time_streamk: fit_model.py's streamk_model.py).
 #pragma once
 
 #include "common/launch.cuh"
+#include "common/streamk.cuh"
 
 #include <cuda_runtime.h>
 #include <math.h>
@@ -28,6 +31,10 @@ struct Cost {
     int occ;
     double short_tile;
     double trans[4] = {1, 1, 1, 1};
+    // Stream-K, where the model fits it for the configuration (sk_rate 0: not weighed): the
+    // fixed cost of a block's piece in k-tiles on top of `fixed`, the rate's factor, and the
+    // bytes per second at which a tile's last block adds the partial sums of the others.
+    double sk_fixed = 0, sk_rate = 0, sk_bytes_per_s = 0;
 };
 
 // What the family's configurations share: the SM count their rates were fitted at, a launch's
@@ -44,6 +51,12 @@ struct Machine {
     // speed whatever its alignment, so that only the others are worth packing (the SIMT
     // family: its general copies are for the operands read along m or n).
     bool k_free;
+    // Stream-K is weighed where a tile has this many k-tiles or more (the rows its constants
+    // are fitted on), and taken where its predicted time is below the best without it by this
+    // fraction or more (its term fits its rows less closely than the rest of the model fits
+    // theirs: where the gain predicted is smaller, it is as likely a loss).
+    int sk_min_ktiles = 0;
+    double sk_margin = 0;
 };
 
 // A call's copy class: its transpose pair and whether each operand allows 16-byte copies
@@ -86,13 +99,19 @@ inline int model_sms(const Machine &mc)
     return sms > 0 ? sms : mc.fitted_sms;
 }
 
+// An SM's rate in flop/s of a bm x bn configuration of cost c on m x n in copy class cls.
+inline double sm_rate(const Cost &c, const Machine &mc, int bm, int bn, int64_t m, int64_t n, int cls)
+{
+    return c.tflops * 1e12 / mc.fitted_sms * mc.factor[cls] * (cls >= 12 ? 1.0 : c.unaligned) *
+           (m < bm || n < bn ? c.short_tile : 1.0) * c.trans[cls & 3];
+}
+
 // The predicted seconds of a bm x bn x bk configuration of cost c in `splits` slices on
 // m x n x k in copy class cls with `sms` SMs.
 inline double time(const Cost &c, const Machine &mc, int bm, int bn, int bk, int64_t m, int64_t n,
                    int64_t k, int splits, int cls, int sms, size_t esize)
 {
-    const double rate = c.tflops * 1e12 / mc.fitted_sms * mc.factor[cls] * (cls >= 12 ? 1.0 : c.unaligned) *
-                        (m < bm || n < bn ? c.short_tile : 1.0) * c.trans[cls & 3];
+    const double rate = sm_rate(c, mc, bm, bn, m, n, cls);
     const int64_t units = ((m + bm - 1) / bm) * ((n + bn - 1) / bn) * splits;
     const int64_t kt = ((k + bk - 1) / bk + splits - 1) / splits;
     const int64_t busy = (units + sms - 1) / sms;
@@ -103,16 +122,44 @@ inline double time(const Cost &c, const Machine &mc, int bm, int bn, int bk, int
     return t;
 }
 
-// The configuration (an index of configs) and slices of least predicted time on g, whose
-// operands allow 16-byte copies or not (al_a, al_b), and that time; splits above 0 fixes the
-// slices (the configuration is still chosen).
+// The predicted seconds of configuration c unsplit with stream-K plan p (streamk_plan's, p.tiles
+// > 0) on m x n x k: its first p.first tiles one a block as time() has them, then p.ctas blocks,
+// j an SM, over the p.tiles kt k-tiles of the rest, L each, in 1 + L / kt pieces that each cost
+// fixed + sk_fixed k-tiles, all at sk_rate times the rate; and a tile's last block adding the
+// partial sums of the blocks before it, ceil(ctas / tiles) + 1 of them.
+inline double time_streamk(const Cost &c, const Machine &mc, int bm, int bn, int bk, int64_t m, int64_t n,
+                           int64_t k, const fg_kern::StreamKPlan &p, int cls, int sms, size_t esize)
+{
+    const double rate = sm_rate(c, mc, bm, bn, m, n, cls) * c.sk_rate, flop = 2.0 * bm * bn * bk;
+    const int64_t kt = (k + bk - 1) / bk;
+    double t = 2 * mc.launch_s; // the stream-K launch and its counters' reset
+    if (p.first > 0) {
+        const int64_t busy = (p.first + sms - 1) / sms;
+        const double j = (double)(busy < c.occ ? busy : c.occ);
+        t += (double)busy * ((double)kt + c.fixed / j) * flop / (rate * (j / c.jsat < 1.0 ? j / c.jsat : 1.0)) +
+             mc.launch_s;
+    }
+    const double run = (double)(p.tiles * kt) / p.ctas;
+    const double j = (double)((p.ctas + sms - 1) / sms);
+    t += (j * run + (1.0 + run / (double)kt) * (c.fixed + c.sk_fixed)) * flop /
+         (rate * (j / c.jsat < 1.0 ? j / c.jsat : 1.0));
+    t += (double)((p.ctas + p.tiles - 1) / p.tiles + 1) * bm * bn * esize / c.sk_bytes_per_s;
+    return t;
+}
+
+// The configuration (an index of configs), slices and stream-K (unsplit, the plan forced) of
+// least predicted time on g, whose operands allow 16-byte copies or not (al_a, al_b), and that
+// time; splits above 0 fixes the slices (the configuration is still chosen) and leaves stream-K
+// out, as does with_sk false. Stream-K is weighed for the configurations whose cost has it,
+// where their instance for g has it (cf.streamk's plan, forced) and a tile has sk_min_ktiles
+// k-tiles or more, and taken where it beats the rest by sk_margin.
 template <class Config, size_t N, class G>
 double choose(const Config (&configs)[N], const Cost (&costs)[N], const Machine &mc, const G &g, bool al_a,
-              bool al_b, int splits, int *config_out, int *splits_out)
+              bool al_b, int splits, bool with_sk, int *config_out, int *splits_out, bool *streamk_out)
 {
     const int cls = copy_class(g.ta, g.tb, al_a, al_b), sms = model_sms(mc);
-    double best = INFINITY;
-    int best_c = 0, best_s = splits > 0 ? splits : 1;
+    double best = INFINITY, best_sk = INFINITY;
+    int best_c = 0, best_s = splits > 0 ? splits : 1, sk_c = -1;
     for (size_t i = 0; i < N; i++) {
         const Config &cf = configs[i];
         const int64_t tiles = ((g.m + cf.bm - 1) / cf.bm) * ((g.n + cf.bn - 1) / cf.bn);
@@ -125,6 +172,19 @@ double choose(const Config (&configs)[N], const Cost (&costs)[N], const Machine 
             if (splits > 0) break;
         }
     }
+    // Stream-K takes two launches at least: where that is not sk_margin below the best, none can
+    // win (the small calls, whose host time counts, skip its plans).
+    const bool weigh_sk = splits <= 0 && with_sk && 2 * mc.launch_s * (1.0 + mc.sk_margin) < best;
+    for (size_t i = 0; weigh_sk && i < N; i++) {
+        const Config &cf = configs[i];
+        if (costs[i].sk_rate <= 0 || !cf.streamk || (g.k + cf.bk - 1) / cf.bk < mc.sk_min_ktiles) continue;
+        const fg_kern::StreamKPlan p = cf.streamk(cf.instance(g, 1), g, /*force=*/true);
+        if (p.tiles < 1 || p.ctas < 1) continue;
+        const double t = time_streamk(costs[i], mc, cf.bm, cf.bn, cf.bk, g.m, g.n, g.k, p, cls, sms, sizeof(*g.a));
+        if (t < best_sk) best_sk = t, sk_c = (int)i;
+    }
+    *streamk_out = sk_c >= 0 && best_sk * (1.0 + mc.sk_margin) < best;
+    if (*streamk_out) best = best_sk, best_c = sk_c, best_s = 1;
     *config_out = best_c, *splits_out = best_s;
     return best;
 }
@@ -153,9 +213,10 @@ void pack_choice(const Config (&configs)[N], const Cost (&costs)[N], const Machi
     }
     if (bound <= mc.pack_s * ((int)want_a + (int)want_b)) return;
     int c, s;
-    const double as_is = choose(configs, costs, mc, g, al_a, al_b, 0, &c, &s);
+    bool sk;
+    const double as_is = choose(configs, costs, mc, g, al_a, al_b, 0, true, &c, &s, &sk);
     const double es = (double)sizeof(*g.a);
-    double packed = choose(configs, costs, mc, g, al_a || want_a, al_b || want_b, 0, &c, &s);
+    double packed = choose(configs, costs, mc, g, al_a || want_a, al_b || want_b, 0, true, &c, &s, &sk);
     if (want_a) packed += 2.0 * es * (double)g.m * (double)g.k / mc.bytes_per_s + mc.pack_s;
     if (want_b) packed += 2.0 * es * (double)g.k * (double)g.n / mc.bytes_per_s + mc.pack_s;
     if (packed < as_is) *pack_a = want_a, *pack_b = want_b;

@@ -15,11 +15,12 @@ namespace {
 constexpr fg_table::Config<double> configs[] = {FG_DGEMM_CONFIGS(FG_CONFIG)};
 #define FG_ENTRY(m, n, k, trans, config, splits) {m, n, k, trans, config, splits},
 constexpr fg_table::Entry table[] = {FG_DGEMM_TABLE(FG_ENTRY)};
-#define FG_COST(name, tflops, fixed, jsat, unaligned, occ, short_tile, nn, tn, nt, tt) \
-    {name, tflops, fixed, jsat, unaligned, occ, short_tile, {nn, tn, nt, tt}},
+#define FG_COST(name, tflops, fixed, jsat, unaligned, occ, short_tile, nn, tn, nt, tt, sk_fixed, sk_rate, sk_gbs) \
+    {name, tflops, fixed, jsat, unaligned, occ, short_tile, {nn, tn, nt, tt}, sk_fixed, sk_rate, sk_gbs * 1e9},
 constexpr fg_choose::Cost costs[] = {FG_DGEMM_MODEL(FG_COST)};
 constexpr fg_choose::Machine machine = {FG_DGEMM_MODEL_SMS, FG_DGEMM_MODEL_LAUNCH_S, FG_DGEMM_MODEL_BYTES_PER_S,
-                                        FG_DGEMM_MODEL_PACK_S, FG_DGEMM_MODEL_FACTORS, FG_DGEMM_MODEL_K_FREE};
+                                        FG_DGEMM_MODEL_PACK_S, FG_DGEMM_MODEL_FACTORS, FG_DGEMM_MODEL_K_FREE,
+                                        FG_DGEMM_MODEL_SK_MIN_KTILES, FG_DGEMM_MODEL_SK_MARGIN};
 
 } // namespace
 

@@ -10,17 +10,23 @@
 #define FG_DGEMM_MODEL_K_FREE false
 // The rate's factor by copy class: [ta + 2 tb + 4 (A allows 16-byte copies) + 8 (B does)]
 #define FG_DGEMM_MODEL_FACTORS {1.069, 1.008, 0.8908, 0.8587, 1.19, 1.019, 0.9038, 0.9589, 0.9755, 1.019, 0.9601, 1.066, 0.9977, 1.012, 1.005, 1.014}
+// Stream-K is weighed where a tile has this many k-tiles or more (the spec's streamk-min-ktiles),
+// and taken where it beats the rest by this fraction (streamk-margin)
+#define FG_DGEMM_MODEL_SK_MIN_KTILES 0
+#define FG_DGEMM_MODEL_SK_MARGIN 0
 // Per configuration of the table, in its order: X(name, TFLOP/s of the whole chip (its SMs' rate),
 // a unit's fixed cost in k-tiles, the blocks an SM needs to reach the rate, the rate's factor where
 // an operand rules out 16-byte copies, the blocks an SM holds, the rate's factor where the tile
-// is longer than m or n, its factor by transpose pair: NN, TN, NT, TT)
+// is longer than m or n, its factor by transpose pair: NN, TN, NT, TT; with stream-K, a piece's
+// k-tiles beyond a unit's fixed cost, the rate's factor and the GB/s of a tile's adds of partial
+// sums (streamk_model.py; 0, 0, 0: not weighed))
 #define FG_DGEMM_MODEL(X) \
-    X("dmma_128x128x16_w64x32_s5_f288", 54.9, 2.483, 1, 0.7615, 1, 1, 1, 1, 1, 1) \
-    X("dmma_128x128x16_w64x32_s5_f4352", 57.59, 2.662, 1, 0.7367, 1, 1, 1, 1, 1, 1) \
-    X("dmma_64x128x16_w32x64_s3_f32", 41.38, 1.923, 1.372, 0.9191, 3, 1, 1, 1, 1, 1) \
-    X("dmma_128x64x16_w32x32_s4_f288", 49.91, 3.964, 1, 0.8223, 2, 1, 1, 1, 1, 1) \
-    X("dmma_64x64x16_w32x32_s4_f32", 39.98, 3.902, 1.423, 0.9562, 3, 1, 1, 1, 1, 1) \
-    X("dmma_64x64x16_w32x32_s3_f32", 43.62, 4.006, 1.537, 0.9458, 4, 1, 1, 1, 1, 1) \
-    X("dmma_64x64x16_w32x32_s4_f288", 48.09, 4.579, 1.435, 0.7988, 3, 1, 1, 1, 1, 1) \
-    X("dmma_32x64x16_w16x32_s4_f32", 35.73, 4.324, 1.602, 0.8426, 4, 1, 1, 1, 1, 1) \
-    X("dmma_32x32x32_w16x16_s5", 29.05, 4.049, 1.556, 0.8904, 2, 1, 1, 1, 1, 1)
+    X("dmma_128x128x16_w64x32_s5_f288", 54.9, 2.483, 1, 0.7615, 1, 1, 1, 1, 1, 1, 0, 0, 0) \
+    X("dmma_128x128x16_w64x32_s5_f4352", 57.59, 2.662, 1, 0.7367, 1, 1, 1, 1, 1, 1, 0, 0, 0) \
+    X("dmma_64x128x16_w32x64_s3_f32", 41.38, 1.923, 1.372, 0.9191, 3, 1, 1, 1, 1, 1, 0, 0, 0) \
+    X("dmma_128x64x16_w32x32_s4_f288", 49.91, 3.964, 1, 0.8223, 2, 1, 1, 1, 1, 1, 0, 0, 0) \
+    X("dmma_64x64x16_w32x32_s4_f32", 39.98, 3.902, 1.423, 0.9562, 3, 1, 1, 1, 1, 1, 0, 0, 0) \
+    X("dmma_64x64x16_w32x32_s3_f32", 43.62, 4.006, 1.537, 0.9458, 4, 1, 1, 1, 1, 1, 0, 0, 0) \
+    X("dmma_64x64x16_w32x32_s4_f288", 48.09, 4.579, 1.435, 0.7988, 3, 1, 1, 1, 1, 1, 0, 0, 0) \
+    X("dmma_32x64x16_w16x32_s4_f32", 35.73, 4.324, 1.602, 0.8426, 4, 1, 1, 1, 1, 1, 0, 0, 0) \
+    X("dmma_32x32x32_w16x16_s5", 29.05, 4.049, 1.556, 0.8904, 2, 1, 1, 1, 1, 1, 0, 0, 0)

@@ -164,8 +164,9 @@ constexpr bool model_matches(const Config<T> (&configs)[N], const fg_choose::Cos
 // A family's plan: config, an index into configs or -1 for the family's choice; splits, the
 // split-K slices asked or 0 for the choice's (a forced configuration runs unsplit unless told
 // otherwise). The choice (FG_CHOICE_MODEL): a problem the tuner measured (within measured_near)
-// takes its measured best, any other the cost model's pick over every configuration and split
-// (fg_choose::choose on costs and machine); FG_CHOICE_TABLE: the table's nearest point always.
+// takes its measured best, any other the cost model's pick over every configuration and split,
+// and stream-K where the model weighs it and stream_k is not 0 (fg_choose::choose on costs and
+// machine; stream-K then runs forced); FG_CHOICE_TABLE: the table's nearest point always.
 template <class T, size_t NC, size_t NE>
 void table_plan(const Config<T> (&configs)[NC], const Entry (&table)[NE], const fg_choose::Cost (&costs)[NC],
                 const fg_choose::Machine &machine, int family, const fg_gemm_args *g, const void *a, int64_t lda,
@@ -180,8 +181,10 @@ void table_plan(const Config<T> (&configs)[NC], const Entry (&table)[NE], const 
             config = e.config;
             if (splits < 1) splits = e.splits;
         } else {
-            fg_choose::choose(configs, costs, machine, gemm_of<T>(g, a, lda, b, ldb), al_a, al_b, splits, &config,
-                              &splits);
+            bool sk;
+            fg_choose::choose(configs, costs, machine, gemm_of<T>(g, a, lda, b, ldb), al_a, al_b, splits, stream_k != 0,
+                              &config, &splits, &sk);
+            if (sk && stream_k) stream_k = 2;
         }
     } else if (splits < 1) {
         splits = 1;

@@ -10,21 +10,27 @@
 #define FG_SGEMM_MODEL_K_FREE true
 // The rate's factor by copy class: [ta + 2 tb + 4 (A allows 16-byte copies) + 8 (B does)]
 #define FG_SGEMM_MODEL_FACTORS {0.973, 0.9885, 1.027, 0.9922, 1.03, 1.016, 0.9824, 1.028, 1.017, 1.016, 1.04, 0.9788, 0.9973, 0.9698, 1.03, 1.012}
+// Stream-K is weighed where a tile has this many k-tiles or more (the spec's streamk-min-ktiles),
+// and taken where it beats the rest by this fraction (streamk-margin)
+#define FG_SGEMM_MODEL_SK_MIN_KTILES 16
+#define FG_SGEMM_MODEL_SK_MARGIN 0.03
 // Per configuration of the table, in its order: X(name, TFLOP/s of the whole chip (its SMs' rate),
 // a unit's fixed cost in k-tiles, the blocks an SM needs to reach the rate, the rate's factor where
 // an operand rules out 16-byte copies, the blocks an SM holds, the rate's factor where the tile
-// is longer than m or n, its factor by transpose pair: NN, TN, NT, TT)
+// is longer than m or n, its factor by transpose pair: NN, TN, NT, TT; with stream-K, a piece's
+// k-tiles beyond a unit's fixed cost, the rate's factor and the GB/s of a tile's adds of partial
+// sums (streamk_model.py; 0, 0, 0: not weighed))
 #define FG_SGEMM_MODEL(X) \
-    X("simt_128x256x16_w64x64_t16x8_s3_f2720", 52.89, 2.418, 1, 0.9917, 3, 0.9169, 1, 1, 1, 1) \
-    X("simt_128x256x16_w64x64_t16x8_s4_f2720", 53.1, 2.92, 1, 0.9877, 2, 0.9168, 1, 1, 1, 1) \
-    X("simt_128x128x16_w64x32_t8x8_s3_f656", 49.56, 1.071, 1.046, 0.9627, 4, 0.9042, 1, 1, 1, 1) \
-    X("simt_128x128x16_w64x64_t16x8_s3_f2688", 44.79, 2.333, 1.473, 1.012, 4, 0.8797, 1, 1, 1, 1) \
-    X("simt_256x64x16_w64x32_t8x8_s3_f2688", 48.16, 1.441, 1.035, 0.9887, 3, 0.8125, 1, 1, 1, 1) \
-    X("simt_128x64x16_w64x32_t8x8_s3_f2688", 46.14, 3.3, 1.162, 0.982, 6, 0.8896, 1, 1, 1, 1) \
-    X("simt_64x128x16_w32x64_t8x8_s3_f2688", 45.28, 2.565, 1.236, 0.9871, 6, 0.9754, 1, 1, 1, 1) \
-    X("simt_64x64x8_w32x64_t8x8_s4", 34.79, 1.635, 2.141, 0.9666, 8, 1, 1, 1, 1, 1) \
-    X("simt_64x64x16_w32x32_t8x4_s3_f2688", 37.2, 2.03, 1.21, 0.9696, 8, 1, 1, 1, 1, 1) \
-    X("simt_64x64x16_w32x64_t8x8_s3_f2688", 40.4, 4.689, 1.817, 0.9456, 8, 1, 1, 1, 1, 1) \
-    X("simt_32x128x16_w32x32_t4x8_s3_f2688", 39.67, 2.49, 1.305, 0.9322, 7, 0.8505, 0.9585, 0.9215, 1.098, 1.077) \
-    X("simt_16x32x32_w16x32_t4x4_s3_f672", 22.52, 5.8, 2.739, 0.9003, 8, 1, 1, 1, 1, 1) \
-    X("simt_32x16x32_w32x16_t4x4_s3_f672", 20.61, 4.192, 2.792, 0.9453, 8, 1, 1, 1, 1, 1)
+    X("simt_128x256x16_w64x64_t16x8_s3_f2720", 52.89, 2.418, 1, 0.9917, 3, 0.9169, 1, 1, 1, 1, 3.572, 0.9905, 181.6) \
+    X("simt_128x256x16_w64x64_t16x8_s4_f2720", 53.1, 2.92, 1, 0.9877, 2, 0.9168, 1, 1, 1, 1, 3.216, 0.9816, 181.8) \
+    X("simt_128x128x16_w64x32_t8x8_s3_f656", 49.56, 1.071, 1.046, 0.9627, 4, 0.9042, 1, 1, 1, 1, 0, 0, 0) \
+    X("simt_128x128x16_w64x64_t16x8_s3_f2688", 44.79, 2.333, 1.473, 1.012, 4, 0.8797, 1, 1, 1, 1, 9.144, 1.097, 83.62) \
+    X("simt_256x64x16_w64x32_t8x8_s3_f2688", 48.16, 1.441, 1.035, 0.9887, 3, 0.8125, 1, 1, 1, 1, 0, 0, 0) \
+    X("simt_128x64x16_w64x32_t8x8_s3_f2688", 46.14, 3.3, 1.162, 0.982, 6, 0.8896, 1, 1, 1, 1, 0, 0, 0) \
+    X("simt_64x128x16_w32x64_t8x8_s3_f2688", 45.28, 2.565, 1.236, 0.9871, 6, 0.9754, 1, 1, 1, 1, 0, 0, 0) \
+    X("simt_64x64x8_w32x64_t8x8_s4", 34.79, 1.635, 2.141, 0.9666, 8, 1, 1, 1, 1, 1, 0, 0, 0) \
+    X("simt_64x64x16_w32x32_t8x4_s3_f2688", 37.2, 2.03, 1.21, 0.9696, 8, 1, 1, 1, 1, 1, 0, 0, 0) \
+    X("simt_64x64x16_w32x64_t8x8_s3_f2688", 40.4, 4.689, 1.817, 0.9456, 8, 1, 1, 1, 1, 1, 0, 0, 0) \
+    X("simt_32x128x16_w32x32_t4x8_s3_f2688", 39.67, 2.49, 1.305, 0.9322, 7, 0.8505, 0.9585, 0.9215, 1.098, 1.077, 0, 0, 0) \
+    X("simt_16x32x32_w16x32_t4x4_s3_f672", 22.52, 5.8, 2.739, 0.9003, 8, 1, 1, 1, 1, 1, 0, 0, 0) \
+    X("simt_32x16x32_w32x16_t4x4_s3_f672", 20.61, 4.192, 2.792, 0.9453, 8, 1, 1, 1, 1, 1, 0, 0, 0)

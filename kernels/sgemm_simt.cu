@@ -16,11 +16,12 @@ namespace {
 constexpr fg_table::Config<float> configs[] = {FG_SGEMM_CONFIGS(FG_CONFIG)};
 #define FG_ENTRY(m, n, k, trans, config, splits) {m, n, k, trans, config, splits},
 constexpr fg_table::Entry table[] = {FG_SGEMM_TABLE(FG_ENTRY)};
-#define FG_COST(name, tflops, fixed, jsat, unaligned, occ, short_tile, nn, tn, nt, tt) \
-    {name, tflops, fixed, jsat, unaligned, occ, short_tile, {nn, tn, nt, tt}},
+#define FG_COST(name, tflops, fixed, jsat, unaligned, occ, short_tile, nn, tn, nt, tt, sk_fixed, sk_rate, sk_gbs) \
+    {name, tflops, fixed, jsat, unaligned, occ, short_tile, {nn, tn, nt, tt}, sk_fixed, sk_rate, sk_gbs * 1e9},
 constexpr fg_choose::Cost costs[] = {FG_SGEMM_MODEL(FG_COST)};
 constexpr fg_choose::Machine machine = {FG_SGEMM_MODEL_SMS, FG_SGEMM_MODEL_LAUNCH_S, FG_SGEMM_MODEL_BYTES_PER_S,
-                                        FG_SGEMM_MODEL_PACK_S, FG_SGEMM_MODEL_FACTORS, FG_SGEMM_MODEL_K_FREE};
+                                        FG_SGEMM_MODEL_PACK_S, FG_SGEMM_MODEL_FACTORS, FG_SGEMM_MODEL_K_FREE,
+                                        FG_SGEMM_MODEL_SK_MIN_KTILES, FG_SGEMM_MODEL_SK_MARGIN};
 
 } // namespace
 

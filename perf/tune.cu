@@ -11,7 +11,9 @@
 // them, with its split-K, for each problem measured (--keep names configurations it keeps in
 // any case). --select-from CSV makes the table from an earlier run's measurements instead,
 // timing nothing. A candidate runs unsplit as the library runs it: with stream-K for the last
-// wave where the library's rule takes it (--stream-k 0: never).
+// wave where the library's rule takes it (--stream-k 0: never; 2: wherever it can run, each
+// candidate unsplit only, and the CSV names a candidate that ran stream-K NAME+sk: the cost
+// model's stream-K measurements, perf/tables/fit_model.py).
 // Built on the GPU machine only (-DFASTGEMM_BUILD_TUNER=ON), never part of the library.
 // --queued 1 times each round of calls on the GPU alone (perf_util.cuh's hold), where a call
 // the GPU runs faster than the host queues it (256^3-512^3) would otherwise be timed by the host.
@@ -24,7 +26,7 @@
 // Usage: fastgemm-tune [--prec s|d] [--shapes MxNxK,...|random:COUNT:SEED[:LO:HI]]
 //                      [--gflop MIN:MAX] [--multiple N] [--trans NN,TN,...] [--reps N]
 //                      [--csv FILE] [--emit FILE] [--max-configs N] [--keep NAME,...]
-//                      [--select-from CSV] [--stream-k 0|1] [--queued 0|1] [--only NAME,...]
+//                      [--select-from CSV] [--stream-k 0|1|2] [--queued 0|1] [--only NAME,...]
 // Exit status: 0; 2 when an option, a file or the table could not be had (that first, since
 // then nothing was written); else 1 when a candidate failed validation (the table is made
 // from the others).
@@ -99,12 +101,14 @@ fg_kern::Gemm<T> gemm(bool ta, bool tb, long m, long n, long k, const T *a, long
     return {ta, tb, m, n, k, T(1), a, lda, b, ldb, T(0), nullptr, m};
 }
 
-// Split-K options for a candidate: none when its tiles give every SM two blocks; else slices of
-// at least 8 k-tiles while the blocks stay within 8 waves of single blocks per SM.
+// Split-K options for a candidate: none when its tiles give every SM two blocks, or with
+// --stream-k 2; else slices of at least 8 k-tiles while the blocks stay within 8 waves of single
+// blocks per SM.
 template <class T>
-std::vector<int> split_options(const Candidate<T> &c, const Shape &sh, int sms)
+std::vector<int> split_options(const Candidate<T> &c, const Shape &sh, int sms, int stream_k)
 {
     std::vector<int> out = {1};
+    if (stream_k == 2) return out;
     const long bm = c.config.bm, bn = c.config.bn;
     const long tiles = ((sh.m + bm - 1) / bm) * ((sh.n + bn - 1) / bn);
     if (tiles >= 2 * sms) return out;
@@ -168,7 +172,7 @@ struct Options {
                 only;        // the candidates timed (all when empty)
     int reps = 10, max_configs = 4;
     int stream_k = 1; // stream-K of unsplit candidates, as FASTGEMM_STREAM_K's (1: as the library
-                      // runs them; 0: never)
+                      // runs them; 0: never; 2: wherever it can run, and no split-K)
     int queued = 0;   // 1: rounds timed on the GPU alone (Bench::hold_rounds)
     double gflop_min = 0, gflop_max = INFINITY; // random cases: the flop window
     long multiple = 1; // random cases: m, n and k rounded up to a multiple of this
@@ -354,7 +358,7 @@ int tune(const std::vector<Candidate<T>> &cands, const Options &o, const char *p
         int most = 1; // the most slices any candidate makes here
         size_t sk_most = 0; // and the largest stream-K workspace
         for (const Candidate<T> &cand : cands) {
-            for (int sp : split_options(cand, sh, sms)) most = std::max(most, sp);
+            for (int sp : split_options(cand, sh, sms, o.stream_k)) most = std::max(most, sp);
             for (int t = 0; t < 4; t++) {
                 const bool ta = t & 1, tb = t & 2;
                 fg_kernel_plan plan;
@@ -401,9 +405,16 @@ int tune(const std::vector<Candidate<T>> &cands, const Options &o, const char *p
                 fg_table::plan_config(cand.config, g, splits, o.stream_k, SIZE_MAX, &plan);
                 CHECK_CUDA(fg_table::launch_plan(cand.config, &plan, g, ws, s));
             };
+            // A candidate's name in the CSV: NAME+sk where its plan runs stream-K.
+            auto label = [&](const Candidate<T> &cand, int splits) {
+                fg_kernel_plan plan;
+                fg_table::plan_config(cand.config, gemm<T>(ta, tb, m, n, k, a, lda, b, ldb), splits, o.stream_k,
+                                      SIZE_MAX, &plan);
+                return cand.name + (plan.sk_tiles > 0 ? "+sk" : "");
+            };
             for (int ci = 0; ci < (int)cands.size(); ci++) {
                 const Candidate<T> &cand = cands[ci];
-                for (int splits : split_options(cand, sh, sms)) {
+                for (int splits : split_options(cand, sh, sms, o.stream_k)) {
                     auto run = [&] { run_on(cand, splits); };
                     auto timed = [&] {
                         set = (set + 1) % sets;
@@ -432,7 +443,7 @@ int tune(const std::vector<Candidate<T>> &cands, const Options &o, const char *p
                     }
                     fastest_cublas_ms = std::min(fastest_cublas_ms, next_cublas_ms);
                     const double ratio = next_cublas_ms / ms;
-                    csv_row(csv, tp, m, n, k, cand.name, splits, flop, ms, next_cublas_ms, ok, 0);
+                    csv_row(csv, tp, m, n, k, label(cand, splits), splits, flop, ms, next_cublas_ms, ok, 0);
                     if (!ok) {
                         printf("   %s split %d: FAILED validation\n", cand.name.c_str(), splits);
                         continue;
@@ -477,7 +488,7 @@ int tune(const std::vector<Candidate<T>> &cands, const Options &o, const char *p
                     double ms_a, ms_c;
                     bench.time_pair_ms(timed, cublas, pair_reps, &ms_a, &ms_c);
                     final_ratios[fi].push_back(ms_c / ms_a);
-                    csv_row(csv, tp, m, n, k, cand.name, r.splits, flop, ms_a, ms_c, true, round + 1);
+                    csv_row(csv, tp, m, n, k, label(cand, r.splits), r.splits, flop, ms_a, ms_c, true, round + 1);
                 }
             apply_final(results, ratios, first_result, finalists, final_ratios);
             for (int r = first_result; r < (int)results.size(); r++)

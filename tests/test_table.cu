@@ -3,7 +3,7 @@
 // pair, of the same kind (16-byte copies possible or not) where one lies within a factor of 2,
 // else of either kind; the plan's slices, stream-K part, instances and workspace within a
 // limit, on a configuration of stand-ins; the cost model's choice (choose.cuh) between two,
-// and its packing rule.
+// with stream-K or not, and its packing rule.
 #include "../kernels/gemm_table.cuh"
 
 #include <stdio.h>
@@ -126,7 +126,8 @@ static void check_choice()
     static_assert(fg_table::same_name("big", "big") && !fg_table::same_name("big", "bigger"), "same_name");
     auto pick = [&](int64_t m, int64_t n, int64_t k, int splits, int *c, int *s) {
         const fg_kern::Gemm<float> g = {false, false, m, n, k, 1.f, nullptr, m, nullptr, k, 0.f, nullptr, m};
-        fg_choose::choose(configs, costs, machine, g, true, true, splits, c, s);
+        bool sk;
+        fg_choose::choose(configs, costs, machine, g, true, true, splits, true, c, s, &sk);
     };
     int c = -1, s = -1;
     pick(8192, 8192, 8192, 0, &c, &s);
@@ -155,7 +156,8 @@ static void check_choice()
     pick(8192, 8192, 8192, 0, &c, &s);
     check("choice: 8192^3 NN with the large tile at 0.2 of its rate in NN takes the small one", c, 1);
     const fg_kern::Gemm<float> tn = {true, false, 8192, 8192, 8192, 1.f, nullptr, 8192, nullptr, 8192, 0.f, nullptr, 8192};
-    fg_choose::choose(configs, costs, machine, tn, true, true, 0, &c, &s);
+    bool sk;
+    fg_choose::choose(configs, costs, machine, tn, true, true, 0, true, &c, &s, &sk);
     check("choice: 8192^3 TN keeps the large tile", c, 0);
     costs[0].trans[0] = 1;
     // Packing: where the copies cost less than the rate they win; only the unaligned operand.
@@ -208,6 +210,63 @@ static void check_choice()
     check("model plan: a measured problem takes its measured best", t.config * 10 + t.splits, 1);
 }
 
+// Stream-K as the model weighs it (choose.cuh's time_streamk): a 128 x 128 configuration whose
+// plan is the library's (streamk_plan, 132 slots) against a 32 x 32 one; 133 tiles of 1024
+// k-tiles (unsplit a wave and a tile, 3.55 ms; at best 2.12 ms in 6 slices; 1.81 ms with
+// stream-K) take stream-K where the cost has it, and only there.
+static fg_kern::StreamKPlan plan132(int, const fg_kern::Gemm<float> &g, bool force)
+{
+    return fg_kern::streamk_plan(((g.m + 127) / 128) * ((g.n + 127) / 128), (g.k + 15) / 16, 132, 12, force);
+}
+
+static void check_streamk_choice()
+{
+    const fg_table::Config<float> big = {"big", 128, 128, 16, fake_instance, plan132, fake_launch};
+    const fg_table::Config<float> small = {"small", 32, 32, 32, fake_instance, nullptr, fake_launch};
+    const fg_table::Config<float> configs[2] = {big, small};
+    fg_choose::Cost costs[2] = {{"big", 40, 2, 1, 1, 2, 1}, {"small", 15, 3, 3, 1, 8, 1}};
+    fg_choose::Machine machine = {132, 4e-6, 2.5e12, 13e-6, {1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1}, false, 16};
+    auto pick = [&](int64_t m, int64_t k, int splits, int *c, int *s) {
+        const fg_kern::Gemm<float> g = {true, false, m, 128, k, 1.f, nullptr, k, nullptr, k, 0.f, nullptr, m};
+        bool sk = true;
+        fg_choose::choose(configs, costs, machine, g, true, true, splits, true, c, s, &sk);
+        return (int)sk;
+    };
+    int c = -1, s = -1;
+    check("stream-K: not weighed where the cost has none (sk_rate 0)", pick(133 * 128, 16384, 0, &c, &s), 0);
+    costs[0].sk_fixed = 4, costs[0].sk_rate = 1, costs[0].sk_bytes_per_s = 200e9;
+    check("stream-K: 133 tiles of 1024 k-tiles take it", pick(133 * 128, 16384, 0, &c, &s), 1);
+    check("stream-K: with the configuration that has it, unsplit", c * 10 + s, 1);
+    check("stream-K: not with FASTGEMM_SPLIT_K=3", pick(133 * 128, 16384, 3, &c, &s), 0);
+    check("stream-K: not under sk_min_ktiles (15 k-tiles)", pick(133 * 128, 240, 0, &c, &s), 0);
+    costs[0].sk_rate = 0.5;
+    check("stream-K: not at half the rate", pick(133 * 128, 16384, 0, &c, &s), 0);
+    costs[0].sk_rate = 1;
+    machine.sk_margin = 0.5; // predicted 1.81 ms against 2.1 ms in 6 slices: less than half below
+    check("stream-K: not where it wins by less than sk_margin", pick(133 * 128, 16384, 0, &c, &s), 0);
+    machine.sk_margin = 0.1;
+    check("stream-K: where it wins by more", pick(133 * 128, 16384, 0, &c, &s), 1);
+    // The plan: 0 tiles one a block, 133 over 132 blocks of 1031.8 k-tiles each, in 2.008 pieces
+    // of 2 + 4 k-tiles; a tile's last block adds 2 blocks' sums of 128 x 128 floats at 200 GB/s.
+    const fg_kern::StreamKPlan p = plan132(0, {true, false, 133 * 128, 128, 16384, 1.f, nullptr, 16384, nullptr, 16384, 0.f, nullptr, 1}, true);
+    check("stream-K: the plan, 133 tiles on 132 blocks", (int)(p.first * 1000000 + p.tiles * 1000 + p.ctas), 133132);
+    const double run = 133.0 * 1024 / 132, ktile_s = 2.0 * 128 * 128 * 16 / (40e12 / 132);
+    const double want = 2 * 4e-6 + (run + (1 + run / 1024) * 6) * ktile_s + 2.0 * 128 * 128 * 4 / 200e9;
+    const double got = fg_choose::time_streamk(costs[0], machine, 128, 128, 16, 133 * 128, 128, 16384, p, 1, 132, 4);
+    check("stream-K: time_streamk is the model's sum (to 1e-9)", fabs(got / want - 1) < 1e-9, 1);
+    // Through the plan: forced where chosen, none with FASTGEMM_STREAM_K=0.
+    const fg_table::Entry entries[] = {{64, 64, 64, 0, 1, 1}};
+    fg_gemm_args g = {};
+    g.dt = FG_F32, g.ta = 'T', g.tb = 'N', g.m = 133 * 128, g.n = 128, g.k = 16384, g.alpha = 1;
+    fg_kernel_plan t;
+    fg_table::table_plan(configs, entries, costs, machine, 1, &g, nullptr, 16384, nullptr, 16384, -1, 0, 1,
+                         FG_CHOICE_MODEL, (size_t)256 << 20, &t);
+    check("stream-K plan: the model's choice runs it", (int)t.sk_tiles, 133);
+    fg_table::table_plan(configs, entries, costs, machine, 1, &g, nullptr, 16384, nullptr, 16384, -1, 0, 0,
+                         FG_CHOICE_MODEL, (size_t)256 << 20, &t);
+    check("stream-K plan: not with FASTGEMM_STREAM_K=0", (int)t.sk_tiles, 0);
+}
+
 int main()
 {
     // The kinds: 16 bytes are 4 floats or 2 doubles.
@@ -246,6 +305,7 @@ int main()
 
     check_plans();
     check_choice();
+    check_streamk_choice();
 
     printf("%s\n", fails ? "FAILED" : "all passed");
     return fails != 0;

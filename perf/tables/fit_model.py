@@ -19,8 +19,9 @@ jsat_c (the blocks an SM needs to reach r_c) and u_c (its rate's factor without 
 by Levenberg-Marquardt on log time with a soft-L1 loss (a few wild timings do not pull the fit);
 then the family's 16 class factors f from the residuals by class, then (short-factors) each
 configuration's e_c from the residuals of its rows with a tile longer than a dimension, then the
-t_c of the configurations named in `own-transposes` from their rows' residuals by transpose pair.
-Pure Python: no package needed.
+t_c of the configurations named in `own-transposes` from their rows' residuals by transpose pair;
+last, with the rest fixed, the stream-K term of the configurations named in `streamk`
+(streamk_model.py). Pure Python: no package needed.
 
 Usage:
   fit_model.py SPEC [--check]     writes (or compares) the spec's header
@@ -36,8 +37,12 @@ table header whose configurations the model covers), `sms N`, `csv FILE` repeate
 whatever their alignment: packing then leaves them be), `short-factors yes|no` (whether each
 configuration's rate has a factor of its own where its tile is longer than m or n),
 `own-transposes NAME` repeated (configurations whose rate has a factor of its own per transpose
-pair, where the family's class factors do not fit them). Rows used: the tuner's round 0 that
-passed validation.
+pair, where the family's class factors do not fit them), `streamk NAME BLOCKS` repeated,
+`streamk-min-ktiles N`, `streamk-margin F` and `streamk-csv FILE` repeated (the configurations
+weighed unsplit with stream-K, the blocks of their stream-K kernel an SM holds, where they are
+weighed, by what fraction they must beat the rest, and the tuner's --stream-k 2 runs they are
+fitted to: streamk_model.py). Rows used: the tuner's round 0
+that passed validation.
 """
 import argparse
 import csv
@@ -46,17 +51,19 @@ import os
 import re
 import sys
 
+import streamk_model
+
 ROOT = os.path.normpath(os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", ".."))
 
 
 def read_spec(path):
-    spec = {"csv": [], "own-transposes": []}
+    spec = {"csv": [], "own-transposes": [], "streamk": [], "streamk-csv": []}
     for line in open(path):
         line = line.split("#", 1)[0].strip()
         if not line:
             continue
         key, val = line.split(None, 1)
-        if key in ("csv", "own-transposes"):
+        if key in ("csv", "own-transposes", "streamk", "streamk-csv"):
             spec[key].append(val)
         else:
             spec[key] = val
@@ -89,8 +96,10 @@ def aligned(ld, esize):
 class Model:
     """The model of one precision over its configurations (read_configs)."""
 
-    def __init__(self, configs, esize, sms, launch_us, bw_gbs, short_factors=False, own_transposes=()):
+    def __init__(self, configs, esize, sms, launch_us, bw_gbs, short_factors=False, own_transposes=(),
+                 numbers=None, streamk=(), sk_min_ktiles=0):
         self.configs, self.esize, self.sms = configs, esize, sms
+        self.numbers = numbers  # each configuration's numbers in the table header (config_lines)
         self.launch, self.bw = launch_us * 1e-6, bw_gbs * 1e9
         self.index = {c[0]: i for i, c in enumerate(configs)}
         self.factor = [1.0] * 16  # the rate's factor by copy class (copy_class)
@@ -102,6 +111,15 @@ class Model:
         self.own = {self.index[name] for name in own_transposes}
         # a configuration's factor by transpose pair (ta + 2 tb): 1 but for those of self.own
         self.trans = [[1.0] * 4 for _ in configs]
+        # the configurations weighed with stream-K (streamk_model.py): index -> blocks an SM holds
+        self.streamk = {}
+        for line in streamk:
+            name, blocks = line.split()
+            if name not in self.index:
+                sys.exit(f"fit_model.py: streamk {name} is no configuration of the table")
+            self.streamk[self.index[name]] = int(blocks)
+        self.sk_min_ktiles = sk_min_ktiles
+        self.sk = {}  # index -> its stream-K parameters (streamk_model.fit)
 
     def occupancy(self, i):
         _, bm, bn, bk, stages = self.configs[i]
@@ -123,13 +141,17 @@ class Model:
         return (math.exp(min(p[0], 10.0)), math.exp(min(max(p[1], -20.0), 10.0)), 1 + (occ - 1) * sig(p[2]),
                 1.5 * sig(p[3]))
 
-    def time_const(self, i, rate_tflops, fixed, jsat, unaligned, m, n, k, s, cls):
-        """kernels/choose.cuh's time of configuration i in s slices."""
-        _, bm, bn, bk, _ = self.configs[i]
+    def rate(self, i, rate_tflops, unaligned, m, n, cls):
+        """kernels/choose.cuh's sm_rate: an SM's flop/s of configuration i on m x n in class cls."""
         rate = rate_tflops * 1e12 / self.sms * self.factor[cls] * (1.0 if cls >= 12 else unaligned)
         if self.short_tile(i, m, n):
             rate *= self.short[i]
-        rate *= self.trans[i][cls & 3]
+        return rate * self.trans[i][cls & 3]
+
+    def time_const(self, i, rate_tflops, fixed, jsat, unaligned, m, n, k, s, cls):
+        """kernels/choose.cuh's time of configuration i in s slices."""
+        _, bm, bn, bk, _ = self.configs[i]
+        rate = self.rate(i, rate_tflops, unaligned, m, n, cls)
         occ = self.occupancy(i)
         units = -(-m // bm) * -(-n // bn) * s
         kt = -(-(-(-k // bk)) // s)
@@ -146,17 +168,19 @@ class Model:
         best = None
         for start in ([math.log(40.0), math.log(4.0), 0.0, 1.0], [math.log(60.0), math.log(1.0), -2.0, 0.0],
                       [math.log(30.0), math.log(10.0), 2.0, 2.0]):
-            p, c = self.lm(i, rows, start)
+            p, c = self.lm(rows, start, lambda q, r: math.log(self.time_s(i, q, *r[:5]) / r[5]))
             if best is None or c < best[1]:
                 best = (p, c)
         return best[0]
 
-    def lm(self, i, rows, p):
+    def lm(self, rows, p, log_ratio):
+        """Parameters from p minimizing the soft-L1 loss of log_ratio(q, row) (log(predicted /
+        measured)) over the rows."""
         lam = 1e-2
         npar = len(p)
 
         def resid(q):
-            return [math.log(self.time_s(i, q, *r[:5]) / r[5]) for r in rows]
+            return [log_ratio(q, r) for r in rows]
 
         def cost(rs):
             return sum(2 * 0.01 * (math.sqrt(1 + (x / 0.1) ** 2) - 1) for x in rs)
@@ -231,6 +255,9 @@ class Model:
                 counts[g] += 1
         return [math.exp(-sums[g] / (counts[g] + 10)) for g in range(groups)]
 
+    def copy_class_of(self, trans, lda, ldb):
+        return copy_class(trans[0] == "T", trans[1] == "T", aligned(lda, self.esize), aligned(ldb, self.esize))
+
     def short_tile(self, i, m, n):
         """Whether configuration i's block tile is longer than m or n (choose.cuh's time())."""
         return m < self.configs[i][1] or n < self.configs[i][2]
@@ -293,18 +320,26 @@ def header(spec, model, params):
              f"#define FG_{P}GEMM_MODEL_K_FREE {'true' if spec.get('k-free', 'no') == 'yes' else 'false'}",
              "// The rate's factor by copy class: [ta + 2 tb + 4 (A allows 16-byte copies) + 8 (B does)]",
              f"#define FG_{P}GEMM_MODEL_FACTORS {{" + ", ".join(f"{x:.4g}" for x in model.factor) + "}",
+             "// Stream-K is weighed where a tile has this many k-tiles or more (the spec's streamk-min-ktiles),",
+             "// and taken where it beats the rest by this fraction (streamk-margin)",
+             f"#define FG_{P}GEMM_MODEL_SK_MIN_KTILES {model.sk_min_ktiles}",
+             f"#define FG_{P}GEMM_MODEL_SK_MARGIN {float(spec.get('streamk-margin', '0')):.6g}",
              "// Per configuration of the table, in its order: X(name, TFLOP/s of the whole chip "
              "(its SMs' rate),",
              "// a unit's fixed cost in k-tiles, the blocks an SM needs to reach the rate, the rate's "
              "factor where",
              "// an operand rules out 16-byte copies, the blocks an SM holds, the rate's factor where the tile",
-             "// is longer than m or n, its factor by transpose pair: NN, TN, NT, TT)",
+             "// is longer than m or n, its factor by transpose pair: NN, TN, NT, TT; with stream-K, a piece's",
+             "// k-tiles beyond a unit's fixed cost, the rate's factor and the GB/s of a tile's adds of partial",
+             "// sums (streamk_model.py; 0, 0, 0: not weighed))",
              f"#define FG_{P}GEMM_MODEL(X) \\"]
     body = []
     for i, c in enumerate(model.configs):
         rate, fixed, jsat, unaligned = model.constants(i, params[i])
+        sk = streamk_model.constants(model.sk[i]) if i in model.sk else (0, 0, 0)
         body.append(f'    X("{c[0]}", {rate:.4g}, {fixed:.4g}, {jsat:.4g}, {unaligned:.4g}, {model.occupancy(i)}, '
-                    f'{model.short[i]:.4g}, ' + ", ".join(f"{x:.4g}" for x in model.trans[i]) + ")")
+                    f'{model.short[i]:.4g}, ' + ", ".join(f"{x:.4g}" for x in model.trans[i]) + ", " +
+                    ", ".join(f"{x:.4g}" for x in sk) + ")")
     lines.append(" \\\n".join(body))
     return "\n".join(lines) + "\n"
 
@@ -342,8 +377,12 @@ def main():
     spec["path"] = os.path.relpath(os.path.abspath(a.spec), ROOT)
     esize = 4 if spec["prec"] == "s" else 8
     model = Model(read_configs(spec["configs"]), esize, int(spec["sms"]), float(spec["launch-us"]),
-                  float(spec["bandwidth-gbs"]), spec.get("short-factors", "no") == "yes", spec["own-transposes"])
+                  float(spec["bandwidth-gbs"]), spec.get("short-factors", "no") == "yes", spec["own-transposes"],
+                  [v for _, v in config_lines(spec["configs"])], spec["streamk"],
+                  int(spec.get("streamk-min-ktiles", "0")))
     params = model.fit(read_rows(spec["csv"], model))
+    if model.streamk:
+        model.sk = streamk_model.fit(model, params, streamk_model.read_rows(spec["streamk-csv"], model, ROOT))
     if a.judge:
         judge(model, params, read_rows(a.judge, model))
         return 0
