@@ -414,8 +414,8 @@ __global__ void __launch_bounds__(Cfg::THREADS, Cfg::MIN_BLOCKS)
 }
 
 // The stream-K part of a launch (StreamK, launch_streamk): ctas blocks, each over its run of
-// k-tiles of the last tiles.
-template <class Cfg, bool TA, bool TB, bool CT = false>
+// k-tiles of the last tiles (ELEM: as sgemm_simt's).
+template <class Cfg, bool TA, bool TB, bool CT = false, bool ELEM = false>
 __global__ void __launch_bounds__(Cfg::THREADS, Cfg::MIN_BLOCKS)
     sgemm_simt_sk(int64_t m, int64_t n, int64_t k, float alpha, const float *__restrict__ a,
                   int64_t lda, const float *__restrict__ b, int64_t ldb, float beta,
@@ -433,7 +433,7 @@ __global__ void __launch_bounds__(Cfg::THREADS, Cfg::MIN_BLOCKS)
     auto origin = [&](int64_t tile, int64_t &m0, int64_t &n0, int64_t &m_lo, int64_t &n_lo) {
         block_tile<Cfg::RASTER>((m + BM - 1) / BM, (n + BN - 1) / BN, m_lo, n_lo, sk.first + tile);
         m_lo *= BM, n_lo *= BN;
-        m0 = inside_origin<BM>(m_lo, m, !TA && vec_a), n0 = inside_origin<BN>(n_lo, n, TB && vec_b);
+        m0 = inside_origin<BM>(m_lo, m, !TA && vec_a && !ELEM), n0 = inside_origin<BN>(n_lo, n, TB && vec_b && !ELEM);
     };
     streamk_run(
         sk,
@@ -441,7 +441,7 @@ __global__ void __launch_bounds__(Cfg::THREADS, Cfg::MIN_BLOCKS)
             int64_t m0, n0, m_lo, n_lo;
             origin(tile, m0, n0, m_lo, n_lo);
             const int64_t k0 = kt0 * BK, k1 = kt1 * BK < k ? kt1 * BK : k;
-            tile_product<Cfg, TA, TB, false>(acc, m, n, k1 - k0, a + (TA ? k0 : k0 * lda), lda,
+            tile_product<Cfg, TA, TB, ELEM>(acc, m, n, k1 - k0, a + (TA ? k0 : k0 * lda), lda,
                                              b + (TB ? k0 * ldb : k0), ldb, m0, n0, vec_a, vec_b,
                                              row_s, col_s);
         },

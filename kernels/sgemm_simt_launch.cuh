@@ -55,8 +55,8 @@ bool swaps_nn(const fg_kern::Gemm<float> &g, int splits)
 
 // Cfg's instances: [ta + 2 tb] for the transpose pair, + 4 with FG_SPREAD where op(A) = A or
 // op(B) = B^T (mn-contiguous) cannot take 16-byte copies or would leave a tile on the edge with
-// them (edge_stays: the ELEM ones); [8] swaps_nn's. The stream-K kernel of instance t (0-3, or
-// 8) is sk_slot(t) of five (launch); the ELEM ones have none.
+// them (edge_stays: the ELEM ones); [8] swaps_nn's. Instance t's stream-K kernel is the t-th of
+// launch's (where the configuration has them).
 template <class Cfg>
 struct Instances {
     static constexpr bool E = Cfg::SPREAD; // without FG_SPREAD the last four are the first four
@@ -66,9 +66,8 @@ struct Instances {
         sgemm_simt<Cfg, false, false, E>, sgemm_simt<Cfg, true, false, E>,
         sgemm_simt<Cfg, false, true, E>,  sgemm_simt<Cfg, true, true, E>,
         sgemm_simt<Cfg, true, true, false, Cfg::SWAP_NN>}; // the TT one where unused
-    static inline fg_kern::SmemAsked asked[9], asked_sk[5];
-    static inline std::atomic<int> slots[5][64];
-    static constexpr int sk_slot(int t) { return t == 8 ? 4 : t; }
+    static inline fg_kern::SmemAsked asked[9], asked_sk[9];
+    static inline std::atomic<int> slots[9][64];
 };
 
 // The instance that runs g in `splits` slices; with swaps_nn (8), the launch swaps the operands
@@ -83,16 +82,16 @@ int instance(const fg_kern::Gemm<float> &g, int splits)
     return Instances<Cfg>::E && (elem_a || elem_b) ? t + 4 : t;
 }
 
-// The stream-K plan of instance t on g (on its m x n, swapped for 8); none for the ELEM ones.
+// The stream-K plan of instance t on g (on its m x n, swapped for 8).
 template <class Cfg>
 fg_kern::StreamKPlan streamk(int t, const fg_kern::Gemm<float> &g, bool force)
 {
     using I = Instances<Cfg>;
-    if (!has_streamk<Cfg>() || (t >= 4 && t != 8)) return {};
+    if (!has_streamk<Cfg>()) return {};
     const int64_t m = t == 8 ? g.n : g.m, n = t == 8 ? g.m : g.n;
     const int64_t tiles = ((m + Cfg::BM - 1) / Cfg::BM) * ((n + Cfg::BN - 1) / Cfg::BN);
     if (tiles > 0x7fffffff) return {};
-    const int waves = fg_kern::resident_blocks(I::kernels[t], I::asked[t], I::slots[I::sk_slot(t)], Cfg::THREADS,
+    const int waves = fg_kern::resident_blocks(I::kernels[t], I::asked[t], I::slots[t], Cfg::THREADS,
                                                Cfg::SMEM_BYTES);
     return fg_kern::streamk_plan(tiles, (g.k + Cfg::BK - 1) / Cfg::BK, waves, 4 * Cfg::STAGES, force);
 }
@@ -112,13 +111,15 @@ cudaError_t launch(int t, const fg_kern::Gemm<float> &g, int splits, const fg_ke
         std::swap(lda, ldb);
     }
     if constexpr (has_streamk<Cfg>()) {
-        if (sk.tiles > 0 && (t < 4 || t == 8)) {
-            constexpr decltype(&sgemm_simt_sk<Cfg, false, false>) sk_kernels[5] = {
-                sgemm_simt_sk<Cfg, false, false>, sgemm_simt_sk<Cfg, true, false>,
-                sgemm_simt_sk<Cfg, false, true>, sgemm_simt_sk<Cfg, true, true>,
+        if (sk.tiles > 0) {
+            constexpr bool E = I::E;
+            constexpr decltype(&sgemm_simt_sk<Cfg, false, false>) sk_kernels[9] = {
+                sgemm_simt_sk<Cfg, false, false>,           sgemm_simt_sk<Cfg, true, false>,
+                sgemm_simt_sk<Cfg, false, true>,            sgemm_simt_sk<Cfg, true, true>,
+                sgemm_simt_sk<Cfg, false, false, false, E>, sgemm_simt_sk<Cfg, true, false, false, E>,
+                sgemm_simt_sk<Cfg, false, true, false, E>,  sgemm_simt_sk<Cfg, true, true, false, E>,
                 sgemm_simt_sk<Cfg, true, true, Cfg::SWAP_NN>};
-            const int i = I::sk_slot(t);
-            return fg_kern::launch_streamk<float>(I::kernels[t], I::asked[t], sk_kernels[i], I::asked_sk[i], sk,
+            return fg_kern::launch_streamk<float>(I::kernels[t], I::asked[t], sk_kernels[t], I::asked_sk[t], sk,
                                                   Cfg::THREADS, Cfg::SMEM_BYTES, Cfg::BM, Cfg::BN, Cfg::BK, m, n,
                                                   g.k, g.alpha, a, lda, b, ldb, g.beta, g.c, g.ldc, ws, s);
         }
