@@ -166,7 +166,8 @@ constexpr bool model_matches(const Config<T> (&configs)[N], const fg_choose::Cos
 // otherwise). The choice (FG_CHOICE_MODEL): a problem the tuner measured (within measured_near)
 // takes its measured best, any other the cost model's pick over every configuration and split,
 // and stream-K where the model weighs it and stream_k is not 0 (fg_choose::choose on costs and
-// machine; stream-K then runs forced); FG_CHOICE_TABLE: the table's nearest point always.
+// machine; stream-K then runs forced, or, where its workspace would exceed max_ws, the pick
+// without it runs); FG_CHOICE_TABLE: the table's nearest point always.
 template <class T, size_t NC, size_t NE>
 void table_plan(const Config<T> (&configs)[NC], const Entry (&table)[NE], const fg_choose::Cost (&costs)[NC],
                 const fg_choose::Machine &machine, int family, const fg_gemm_args *g, const void *a, int64_t lda,
@@ -181,10 +182,17 @@ void table_plan(const Config<T> (&configs)[NC], const Entry (&table)[NE], const 
             config = e.config;
             if (splits < 1) splits = e.splits;
         } else {
+            const fg_kern::Gemm<T> gg = gemm_of<T>(g, a, lda, b, ldb);
             bool sk;
-            fg_choose::choose(configs, costs, machine, gemm_of<T>(g, a, lda, b, ldb), al_a, al_b, splits, stream_k != 0,
-                              &config, &splits, &sk);
-            if (sk && stream_k) stream_k = 2;
+            fg_choose::choose(configs, costs, machine, gg, al_a, al_b, splits, stream_k != 0, &config, &splits, &sk);
+            if (sk) { // stream-K forced, unless its workspace exceeds max_ws: then the choice without it
+                plan_config(configs[config], gg, 1, 2, max_ws, plan);
+                if (plan->sk_tiles > 0) {
+                    plan->family = family, plan->config = config;
+                    return;
+                }
+                fg_choose::choose(configs, costs, machine, gg, al_a, al_b, splits, false, &config, &splits, &sk);
+            }
         }
     } else if (splits < 1) {
         splits = 1;

@@ -265,6 +265,18 @@ static void check_streamk_choice()
     fg_table::table_plan(configs, entries, costs, machine, 1, &g, nullptr, 16384, nullptr, 16384, -1, 0, 0,
                          FG_CHOICE_MODEL, (size_t)256 << 20, &t);
     check("stream-K plan: not with FASTGEMM_STREAM_K=0", (int)t.sk_tiles, 0);
+    // Where stream-K's workspace exceeds the limit, the pick without it: the small tile at the
+    // large one's rate (1.88 ms unsplit, against 1.81 with stream-K and 2.12 for the large tile
+    // in 6 slices), not the large tile unsplit without stream-K (3.55 ms).
+    costs[1].tflops = 40, costs[1].fixed = 2, costs[1].jsat = 1;
+    machine.sk_margin = 0;
+    fg_table::table_plan(configs, entries, costs, machine, 1, &g, nullptr, 16384, nullptr, 16384, -1, 0, 1,
+                         FG_CHOICE_MODEL, (size_t)256 << 20, &t);
+    check("stream-K plan: the large tile with stream-K where its workspace fits", t.config * 1000 + (int)t.sk_tiles, 133);
+    fg_table::table_plan(configs, entries, costs, machine, 1, &g, nullptr, 16384, nullptr, 16384, -1, 0, 1,
+                         FG_CHOICE_MODEL, (size_t)1 << 20, &t);
+    check("stream-K plan: its workspace over the limit: the small tile, unsplit", t.config * 1000 + t.splits * 100 + (int)t.sk_tiles, 1100);
+    check("stream-K plan: and no workspace", (int)t.ws_bytes, 0);
 }
 
 int main()
