@@ -106,6 +106,18 @@ inline double sm_rate(const Cost &c, const Machine &mc, int bm, int bn, int64_t 
            (m < bm || n < bn ? c.short_tile : 1.0) * c.trans[cls & 3];
 }
 
+// The rate's share that j blocks an SM reach (the blocks it needs: jsat).
+inline double efficiency(const Cost &c, double j) { return j / c.jsat < 1.0 ? j / c.jsat : 1.0; }
+
+// The seconds of `units` units of kt k-tiles each, one a block, of a bm x bn x bk configuration
+// of cost c at an SM's rate on `sms` SMs: the busiest SM's units, up to c.occ at a time.
+inline double units_time(const Cost &c, int64_t units, int64_t kt, int bm, int bn, int bk, double rate, int sms)
+{
+    const int64_t busy = (units + sms - 1) / sms;
+    const double j = (double)(busy < c.occ ? busy : c.occ);
+    return (double)busy * ((double)kt + c.fixed / j) * 2.0 * bm * bn * bk / (rate * efficiency(c, j));
+}
+
 // The predicted seconds of a bm x bn x bk configuration of cost c in `splits` slices on
 // m x n x k in copy class cls with `sms` SMs.
 inline double time(const Cost &c, const Machine &mc, int bm, int bn, int bk, int64_t m, int64_t n,
@@ -114,10 +126,7 @@ inline double time(const Cost &c, const Machine &mc, int bm, int bn, int bk, int
     const double rate = sm_rate(c, mc, bm, bn, m, n, cls);
     const int64_t units = ((m + bm - 1) / bm) * ((n + bn - 1) / bn) * splits;
     const int64_t kt = ((k + bk - 1) / bk + splits - 1) / splits;
-    const int64_t busy = (units + sms - 1) / sms;
-    const double j = (double)(busy < c.occ ? busy : c.occ);
-    const double eff = j / c.jsat < 1.0 ? j / c.jsat : 1.0;
-    double t = (double)busy * ((double)kt + c.fixed / j) * 2.0 * bm * bn * bk / (rate * eff) + mc.launch_s;
+    double t = units_time(c, units, kt, bm, bn, bk, rate, sms) + mc.launch_s;
     if (splits > 1) t += (double)(splits + 1) * m * n * esize / mc.bytes_per_s + mc.launch_s;
     return t;
 }
@@ -133,16 +142,10 @@ inline double time_streamk(const Cost &c, const Machine &mc, int bm, int bn, int
     const double rate = sm_rate(c, mc, bm, bn, m, n, cls) * c.sk_rate, flop = 2.0 * bm * bn * bk;
     const int64_t kt = (k + bk - 1) / bk;
     double t = 2 * mc.launch_s; // the stream-K launch and its counters' reset
-    if (p.first > 0) {
-        const int64_t busy = (p.first + sms - 1) / sms;
-        const double j = (double)(busy < c.occ ? busy : c.occ);
-        t += (double)busy * ((double)kt + c.fixed / j) * flop / (rate * (j / c.jsat < 1.0 ? j / c.jsat : 1.0)) +
-             mc.launch_s;
-    }
+    if (p.first > 0) t += units_time(c, p.first, kt, bm, bn, bk, rate, sms) + mc.launch_s;
     const double run = (double)(p.tiles * kt) / p.ctas;
     const double j = (double)((p.ctas + sms - 1) / sms);
-    t += (j * run + (1.0 + run / (double)kt) * (c.fixed + c.sk_fixed)) * flop /
-         (rate * (j / c.jsat < 1.0 ? j / c.jsat : 1.0));
+    t += (j * run + (1.0 + run / (double)kt) * (c.fixed + c.sk_fixed)) * flop / (rate * efficiency(c, j));
     t += (double)((p.ctas + p.tiles - 1) / p.tiles + 1) * bm * bn * esize / c.sk_bytes_per_s;
     return t;
 }

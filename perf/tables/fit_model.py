@@ -148,16 +148,20 @@ class Model:
             rate *= self.short[i]
         return rate * self.trans[i][cls & 3]
 
+    def units_time(self, i, units, kt, fixed, jsat, rate):
+        """kernels/choose.cuh's units_time: units of kt k-tiles of configuration i, one a block."""
+        _, bm, bn, bk, _ = self.configs[i]
+        busy = -(-units // self.sms)
+        j = min(busy, self.occupancy(i))
+        return busy * (kt + fixed / j) * 2.0 * bm * bn * bk / (rate * min(1.0, j / jsat))
+
     def time_const(self, i, rate_tflops, fixed, jsat, unaligned, m, n, k, s, cls):
         """kernels/choose.cuh's time of configuration i in s slices."""
         _, bm, bn, bk, _ = self.configs[i]
         rate = self.rate(i, rate_tflops, unaligned, m, n, cls)
-        occ = self.occupancy(i)
         units = -(-m // bm) * -(-n // bn) * s
         kt = -(-(-(-k // bk)) // s)
-        busy = -(-units // self.sms)
-        j = min(busy, occ)
-        t = busy * (kt + fixed / j) * 2.0 * bm * bn * bk / (rate * min(1.0, j / jsat)) + self.launch
+        t = self.units_time(i, units, kt, fixed, jsat, rate) + self.launch
         if s > 1:
             t += (s + 1) * m * n * self.esize / self.bw + self.launch
         return t

@@ -58,9 +58,7 @@ def time_s(model, i, p, q, m, n, k, cls, mm, nn):
     first, tiles, ctas = plan(-(-mm // bm) * -(-nn // bn), kt, model.streamk[i] * model.sms)
     t = 2 * model.launch
     if first > 0:
-        busy = -(-first // model.sms)
-        j = min(busy, model.occupancy(i))
-        t += busy * (kt + fixed / j) * flop / (rate * min(1.0, j / jsat)) + model.launch
+        t += model.units_time(i, first, kt, fixed, jsat, rate) + model.launch
     run = tiles * kt / ctas
     j = -(-ctas // model.sms)
     t += (j * run + (1 + run / kt) * (fixed + q_fixed)) * flop / (rate * min(1.0, j / jsat))
