@@ -142,8 +142,17 @@ __global__ void __launch_bounds__(Cfg::THREADS, Cfg::MIN_BLOCKS)
         cp_async_wait<0>();
     }
 
-    store_c<Cfg>(acc, m, n, m0 + wm0 + 2 * g, n0 + wn0 + 2 * t, m0 + BM <= m && n0 + BN <= n && vec_c,
-                 alpha, beta, c, ldc);
+    const bool vec = m0 + BM <= m && n0 + BN <= n && vec_c;
+    if constexpr (Cfg::STAGED_C) {
+        static_assert(Cfg::STAGED_BYTES <= Cfg::SMEM_BYTES, "the staging fits in the stages");
+        if (!vec) {
+            __syncthreads(); // every warp's last fragments read from the stages
+            store_c_staged<Cfg>(acc, m, n, m0 + wm0 + 2 * g, n0 + wn0 + 2 * t, alpha, beta, c, ldc,
+                                smem_d + warp * 16 * Cfg::STAGED_LD);
+            return;
+        }
+    }
+    store_c<Cfg>(acc, m, n, m0 + wm0 + 2 * g, n0 + wn0 + 2 * t, vec, alpha, beta, c, ldc);
 }
 
 } // namespace fg_dmma

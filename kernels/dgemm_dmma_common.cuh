@@ -67,6 +67,14 @@ struct DmmaTraits {
     // Where dgemm_tma cannot run (fg_dmma::launch): dgemm_dmma with as many of the stages as fit.
     static constexpr int STAGE_BYTES = (A_STAGE + B_STAGE) * (int)sizeof(double);
     static constexpr int FALLBACK_STAGES = SMEM_BYTES <= 227 * 1024 ? STAGES : 227 * 1024 / STAGE_BYTES;
+    // store_c_staged: each warp stages 16 columns of its warp tile at a time, WM + 4 doubles a
+    // column, in the shared memory of the stages (which every configuration's exceed). dgemm_dmma
+    // takes it where a lane holds at most 32 accumulators: with 64 (64x32 and 32x64 warp tiles)
+    // its code makes the main loop's registers spill. dgemm_tma's registers allow it everywhere.
+    static constexpr bool STAGED_C = MT * NT <= 8;
+    static constexpr int STAGED_LD = WM + 4;
+    static constexpr int STAGED_BYTES = WARPS_M * WARPS_N * 16 * STAGED_LD * (int)sizeof(double);
+    static_assert(NT % 2 == 0, "the staged epilogue's passes: WN a multiple of 16");
 };
 
 // A configuration of the library's tables and the tuner's candidates: tuning choices only.
@@ -159,8 +167,9 @@ __device__ __forceinline__ void zero_acc(double (&acc)[Cfg::MT][Cfg::NT][4])
 // rows are: fragment column d of j is column 16 (j / 2) + 2d + j % 2 of the warp tile, col0 at
 // d = 2t) C(row0 + 16i + v, col0 + 16 (j / 2) + 2h + j % 2). In a block whose tile lies inside C,
 // when C allows it (vec: inside and aligned16), both go in one 16-byte access, and a warp's
-// access covers whole 128-byte rows of C; edge blocks store element by element. (A 16-byte path
-// in edge blocks too costs registers that the main loop then spills.)
+// access covers whole 128-byte rows of C; other blocks store element by element here (dgemm_tma_sk's
+// tiles, dgemm_dmma without STAGED_C) or go through store_c_staged. (A 16-byte path in edge
+// blocks too costs registers that the main loop then spills.)
 template <class Cfg, bool PAIR_N = false>
 __device__ __forceinline__ void store_c(const double (&acc)[Cfg::MT][Cfg::NT][4], int64_t m, int64_t n,
                                         int64_t row0, int64_t col0, bool vec, double alpha,
@@ -199,6 +208,52 @@ __device__ __forceinline__ void store_c(const double (&acc)[Cfg::MT][Cfg::NT][4]
                     *cp = beta != 0.0 ? alpha * acc[i][j][r] + beta * *cp : alpha * acc[i][j][r];
                 }
             }
+}
+
+// store_c where a block cannot store 16 bytes at a time (C's leading dimension or pointer rules it
+// out, or the tile crosses C's edge). From the fragments, a warp store would put 8-byte entries
+// two rows apart in four columns. Instead each warp stages 16 columns of its warp tile at a time
+// in shared memory (ws: its WM + 4 doubles x 16, column-major), 16 bytes a write (a lane's two
+// rows), and stores them back 32 consecutive rows of a column a store: whole 256-byte runs of C.
+// Column c of a pass is at position 4 s + t of the staging, t the lane that holds it and s which
+// of the lane's four columns it is, so that a quarter-warp's writes fall in distinct banks.
+// row0, col0: the lane's first row and column, as store_c has them. The caller has every warp
+// done reading the stages (a block-wide barrier) before any warp stages.
+template <class Cfg, bool PAIR_N = false>
+__device__ __forceinline__ void store_c_staged(const double (&acc)[Cfg::MT][Cfg::NT][4], int64_t m, int64_t n,
+                                               int64_t row0, int64_t col0, double alpha, double beta,
+                                               double *__restrict__ c, int64_t ldc, double *ws)
+{
+    constexpr int MT = Cfg::MT, NT = Cfg::NT, WM = Cfg::WM, LD = Cfg::STAGED_LD;
+    const int lane = threadIdx.x % 32, g = lane / 4, t = lane % 4;
+    const int64_t r_w = row0 - 2 * g, c_w = col0 - (PAIR_N ? 4 : 2) * t; // the warp tile's origin
+#pragma unroll
+    for (int q = 0; q < NT / 2; q++) {
+#pragma unroll
+        for (int jj = 0; jj < 2; jj++)
+#pragma unroll
+            for (int h = 0; h < 2; h++) {
+                double *col = ws + (4 * (2 * jj + h) + t) * LD + 2 * g;
+#pragma unroll
+                for (int i = 0; i < MT; i++)
+                    *reinterpret_cast<double2 *>(col + 16 * i) =
+                        make_double2(alpha * acc[i][2 * q + jj][h], alpha * acc[i][2 * q + jj][h + 2]);
+            }
+        __syncwarp();
+#pragma unroll 4
+        for (int it = 0; it < 16 * WM / 32; it++) {
+            const int e = it * 32 + lane, row = e % WM, cc = e / WM; // cc: the pass's column
+            // The lane t that held column cc, and which of its columns (2 jj + h) it was.
+            const int tt = PAIR_N ? cc / 4 : cc % 8 / 2, s = PAIR_N ? (cc % 2) * 2 + cc % 4 / 2 : cc / 8 * 2 + cc % 2;
+            const int64_t gm = r_w + row, gn = c_w + 16 * q + cc;
+            if (gm < m && gn < n) {
+                double *cp = c + gm + gn * ldc;
+                const double v = ws[(4 * s + tt) * LD + row];
+                *cp = beta != 0.0 ? v + beta * *cp : v;
+            }
+        }
+        __syncwarp();
+    }
 }
 
 } // namespace fg_dmma

@@ -246,10 +246,23 @@ __global__ void __launch_bounds__(Cfg::THREADS, Cfg::MIN_BLOCKS)
     const int64_t k0 = blockIdx.z * kslice;
     const int ktiles = (int)(((k - k0 < kslice ? k - k0 : kslice) + 15) / 16);
     c += blockIdx.z * c_slice;
+    constexpr bool PAIR_N = !TmaLayout<Cfg, TA, TB>::B_KROWS;
+    static_assert(Cfg::STAGED_BYTES <= Cfg::STAGES * TmaSmem<Cfg>::STAGE, "the staging fits in the stages");
     tma_product<Cfg, TA, TB, true>(map_a, map_b, m, n, (int)(bm * BM), (int)(bn * BN), k0, ktiles, 0, vec_c,
                                    [&](const auto &acc, int64_t row0, int64_t col0, bool inside) {
-                                       store_c<Cfg, !TmaLayout<Cfg, TA, TB>::B_KROWS>(
-                                           acc, m, n, row0, col0, inside, alpha, beta, c, ldc);
+                                       if (inside) {
+                                           store_c<Cfg, PAIR_N>(acc, m, n, row0, col0, true, alpha, beta, c, ldc);
+                                           return;
+                                       }
+                                       // Every k-tile the accelerator brought has been read: the
+                                       // stages are free once every warp is done with them.
+                                       uint64_t *full, *empty;
+                                       unsigned char *tiles;
+                                       tma_smem<Cfg>(full, empty, tiles);
+                                       __syncthreads();
+                                       store_c_staged<Cfg, PAIR_N>(
+                                           acc, m, n, row0, col0, alpha, beta, c, ldc,
+                                           reinterpret_cast<double *>(tiles) + threadIdx.x / 32 * 16 * Cfg::STAGED_LD);
                                    });
 #else
     __trap(); // launch() sends other architectures to dgemm_dmma
