@@ -64,14 +64,16 @@ struct TileLoader {
         if (pin) keep_in_register(step32), keep_in_register(advance);
         interior = mn0 + MNT <= mn_size && (rounds == 1 || step32 != 0);
         // CLAMP: copied element by element, an mn-contiguous operand keeps a thread on one row
-        // (op(A)) or column (op(B)) in every copy. Past the matrix, the thread copies the last
-        // one instead: such rows and columns only make entries of C that are never stored, so
-        // the block's whole k-tiles need no predicates (and ELEM instances run edge blocks in
-        // the fast loop). Out-of-range data then sits where zeros did; the partial k-tile still
-        // zero-fills.
+        // (op(A)) or column (op(B)) in every copy. Past the matrix, the thread copies a row
+        // inside it instead (row mod mn_size): such rows and columns only make entries of C that
+        // are never stored, so the block's whole k-tiles need no predicates (and ELEM instances
+        // run edge blocks in the fast loop). Out-of-range data then sits where zeros did; the
+        // partial k-tile still zero-fills. The rows stand in order, as those of the tile do: had
+        // every lane past the edge copied the same element, a warp's copies into shared memory
+        // would run one lane at a time.
         int64_t row = mn0 + mn;
         if (CLAMP && MN_CONTIG && !vec) {
-            if (row >= mn_size) row = mn_size - 1;
+            if (row >= mn_size) row %= mn_size;
             interior = rounds == 1 || step32 != 0;
         }
         x = base + (MN_CONTIG ? row + k * ld : k + row * ld);
