@@ -63,8 +63,11 @@ __global__ void __launch_bounds__(Cfg::THREADS, Cfg::MIN_BLOCKS)
     zero_acc<Cfg>(acc);
 
     // A lane's fragments start at (mn, k) = (2g, t) of its warp tile for A, (g, t) for B;
-    // a[r] = A(MMA row g + 8(r%2), k t + 4(r/2)), b[q] = B(k t + 4q, column g).
-    const int a_lane = (wm0 + 2 * g) * A_MN + t * A_K, b_lane = (wn0 + g) * B_MN + t * B_K;
+    // a[r] = A(MMA row g + 8(r%2), k t + 4(r/2)), b[q] = B(k t + 4q, column g). With A_SWAP
+    // (Layout), lanes with g & 2 start at row 2g + 1 and take row 2g for a[2p + 1].
+    const int swap = L::A_SWAP ? (g >> 1) & 1 : 0;
+    const int a_lane = (wm0 + 2 * g + swap) * A_MN + t * A_K, b_lane = (wn0 + g) * B_MN + t * B_K;
+    const int a_row1 = (1 - 2 * swap) * A_MN; // from a lane's first A row to its second
     // The fragments of k-step ks (of KI) of a stage: A for the warp's MT row blocks, B for its
     // NT column blocks.
     constexpr int KI = Cfg::KI;
@@ -79,8 +82,8 @@ __global__ void __launch_bounds__(Cfg::THREADS, Cfg::MIN_BLOCKS)
                     const double2 v = lds2(a_s + 16 * i + 4 * p * A_K);
                     af[i][2 * p] = v.x, af[i][2 * p + 1] = v.y;
                 } else {
-#pragma unroll
-                    for (int h = 0; h < 2; h++) af[i][2 * p + h] = a_s[(16 * i + h) * A_MN + 4 * p];
+                    af[i][2 * p] = a_s[16 * i * A_MN + 4 * p];
+                    af[i][2 * p + 1] = a_s[16 * i * A_MN + a_row1 + 4 * p];
                 }
             }
 #pragma unroll
@@ -140,6 +143,18 @@ __global__ void __launch_bounds__(Cfg::THREADS, Cfg::MIN_BLOCKS)
             }
         }
         cp_async_wait<0>();
+    }
+
+    if (L::A_SWAP && swap) { // the accumulators' rows back in the epilogue's order
+#pragma unroll
+        for (int i = 0; i < MT; i++)
+#pragma unroll
+            for (int j = 0; j < NT; j++)
+#pragma unroll
+                for (int c = 0; c < 2; c++) {
+                    const double x = acc[i][j][c];
+                    acc[i][j][c] = acc[i][j][c + 2], acc[i][j][c + 2] = x;
+                }
     }
 
     const bool vec = m0 + BM <= m && n0 + BN <= n && vec_c;
