@@ -27,29 +27,20 @@ __device__ __forceinline__ void stage_done()
     __syncthreads();
 }
 
-__global__ void rows_k(const double *g, long ld, int lds, int iters)
+// Each block copies tiles of ROWS rows, CHUNKS 16-byte chunks a row, 128 threads a round (a
+// warp: 32 / CHUNKS rows), into the stage it % 3.
+template <class T, int CHUNKS, int ROWS>
+__global__ void rows(const T *g, long ld, int lds, int iters)
 {
-    extern __shared__ double sd[];
-    const int row = threadIdx.x / 8, k = (threadIdx.x % 8) * 2;
+    extern __shared__ __align__(16) unsigned char smem[];
+    constexpr int E = 16 / sizeof(T), STEP = 128 / CHUNKS;
+    const int row = threadIdx.x / CHUNKS, col = (threadIdx.x % CHUNKS) * E;
     for (int it = 0; it < iters; it++) {
-        const double *base = g + (size_t)((blockIdx.x * 37 + it * 101) % 2048) * 64 * ld;
-        double *s = sd + (it % 3) * 64 * lds;
+        const T *base = g + (size_t)((blockIdx.x * 37 + it * 101) % 2048) * ROWS * ld;
+        T *s = reinterpret_cast<T *>(smem) + (it % 3) * ROWS * lds;
 #pragma unroll
-        for (int r = 0; r < 4; r++) copy16(s + (row + 16 * r) * lds + k, base + (row + 16 * r) * ld + k);
-        stage_done();
-    }
-    asm volatile("cp.async.wait_group 0;\n" ::);
-}
-
-__global__ void rows_mn(const float *g, long ld, int lds, int iters)
-{
-    extern __shared__ float sf[];
-    const int mn = (threadIdx.x % 16) * 4, k = threadIdx.x / 16;
-    for (int it = 0; it < iters; it++) {
-        const float *base = g + (size_t)((blockIdx.x * 37 + it * 101) % 2048) * 16 * ld;
-        float *s = sf + (it % 3) * 16 * lds;
-#pragma unroll
-        for (int r = 0; r < 2; r++) copy16(s + (k + 8 * r) * lds + mn, base + (k + 8 * r) * ld + mn);
+        for (int r = 0; r < ROWS / STEP; r++)
+            copy16(s + (row + STEP * r) * lds + col, base + (row + STEP * r) * ld + col);
         stage_done();
     }
     asm volatile("cp.async.wait_group 0;\n" ::);
@@ -62,8 +53,8 @@ int main()
     if (cudaMalloc(&g, bytes) != cudaSuccess) return 1;
     cudaMemset(g, 0, bytes);
     const int smem = 3 * 64 * 36 * 8;
-    cudaFuncSetAttribute(rows_k, cudaFuncAttributeMaxDynamicSharedMemorySize, smem);
-    cudaFuncSetAttribute(rows_mn, cudaFuncAttributeMaxDynamicSharedMemorySize, smem);
+    cudaFuncSetAttribute(rows<double, 8, 64>, cudaFuncAttributeMaxDynamicSharedMemorySize, smem);
+    cudaFuncSetAttribute(rows<float, 16, 16>, cudaFuncAttributeMaxDynamicSharedMemorySize, smem);
     cudaEvent_t a, b;
     cudaEventCreate(&a), cudaEventCreate(&b);
     const int blocks = 132 * 4;
@@ -80,12 +71,12 @@ int main()
     };
     for (long ld : {600L, 608L})
         for (int lds : {16, 18, 20, 22, 24, 28, 36}) {
-            const float ms = timed([&] { rows_k<<<blocks, 128, smem>>>((const double *)g, ld, lds, 400); });
+            const float ms = timed([&] { rows<double, 8, 64><<<blocks, 128, smem>>>((const double *)g, ld, lds, 400); });
             printf("k  ld=%ld lds=%d %.3f ms %s\n", ld, lds, ms, cudaGetErrorString(cudaGetLastError()));
         }
     for (long ld : {1024L, 1028L})
         for (int lds : {64, 68, 72, 76}) {
-            const float ms = timed([&] { rows_mn<<<blocks, 128, smem>>>((const float *)g, ld, lds, 800); });
+            const float ms = timed([&] { rows<float, 16, 16><<<blocks, 128, smem>>>((const float *)g, ld, lds, 800); });
             printf("mn ld=%ld lds=%d %.3f ms %s\n", ld, lds, ms, cudaGetErrorString(cudaGetLastError()));
         }
     return 0;
