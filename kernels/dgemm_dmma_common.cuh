@@ -106,11 +106,12 @@ __device__ __forceinline__ double2 lds2(const double *p) { return *reinterpret_c
 // rows for NN would not make it faster.)
 // Padding: 16-byte loads are served a quarter-warp (g = 0..1, t = 0..3) at a time, 8-byte loads
 // a half-warp (g = 0..3); the strides give each phase distinct banks (in doubles, mod 16):
-// k-major rows of A 4t + 2g (stride 4 mod 16), of B 4t + g (stride 4), mn-major rows of B 4g + t
-// (stride 4), of A 8g + 4h + t (stride 4, rows 2g + h) but for A_SWAP below.
-// Every row starts 32 bytes aligned: a 16-byte cp.async whose destination lies 16 bytes off the
-// source's offset within a 32-byte sector takes about twice the shared-memory wavefronts (a
-// stride of 18 doubles cost 13.5 a copy of 4 rows where 20 cost 9 and 16 cost 6).
+// k-major rows of A 4t + 2g (stride 4 mod 16), of B 4t + g (stride 4); mn-major rows of B
+// 4g + t (stride 4), of A 8g + 4h + t for rows 2g + h (stride 4), which A_SWAP makes distinct.
+// Every padded row starts 32 bytes aligned: a 16-byte cp.async whose destination lies 16 bytes
+// off its source's offset within a 32-byte sector takes about twice the shared-memory
+// wavefronts, so strides of 2 mod 4 doubles (BK + 2), which would spread those loads without
+// A_SWAP, are not used.
 // A_SWAP (mn-major rows of A, padded): lanes with g & 2 take the warp tile's rows 2g + 1 - h for
 // MMA row g + 8h instead of 2g + h, which spreads a half-warp's 8-byte loads over 8g + 4(h ^
 // (g/2 & 1)) + t, all 16 banks; their accumulators' two rows come out swapped, and the kernel
