@@ -38,7 +38,7 @@ static struct {
      * only after it has claimed one of its parts (the caller then waits for that part). */
     fg_copy2d job;
     atomic_int parts, limit;  /* its parts; the threads it may use, the caller included */
-    _Atomic uint64_t ticket;  /* its number << 32 | the next part to claim */
+    _Atomic uint64_t ticket;  /* its number << 32 | the next part to claim (none while it is set up) */
     atomic_int remaining;     /* its parts not yet copied */
     atomic_int joined;        /* threads taking part in it, the caller included */
     atomic_uint posted;       /* bumped by every copy and by fg_stage_begin (under lock) */
@@ -230,12 +230,16 @@ void fg_stage_copy(const fg_copy2d *c)
         return;
     }
     pthread_mutex_lock(&pool.turn);
+    /* The ticket takes the new copy's number with no part to claim before the copy is set up:
+     * a thread still holding the last copy's ticket fails its claim instead of taking a part of
+     * this one against the last one's count, which would end this copy one part early. */
+    const uint32_t copy = (uint32_t)(atomic_load(&pool.ticket) >> 32) + 1;
+    atomic_store(&pool.ticket, (uint64_t)copy << 32 | UINT32_MAX);
     pool.job = *c;
     atomic_store(&pool.parts, parts);
     atomic_store(&pool.limit, threads);
     atomic_store(&pool.remaining, parts);
     atomic_store(&pool.joined, 1);
-    const uint32_t copy = (uint32_t)(atomic_load(&pool.ticket) >> 32) + 1;
     atomic_store_explicit(&pool.ticket, (uint64_t)copy << 32, memory_order_release);
     post();
     take_parts(copy);
