@@ -1,9 +1,10 @@
 /* test_staging: the staging pool (backends/cuda/staging.c), host code only (no GPU). One
  * thread posts copies of seeded random shapes back to back while the pool's threads spin for
- * them (fg_stage_begin), as the host-operand pipeline does. Consecutive copies differ in their
- * number of parts where the pool has more than four threads (four parts a thread, of at least
- * 64 KiB, for copies from 1 MiB): a thread still holding one copy's ticket then meets the next
- * copy's count.
+ * them (fg_stage_begin), as the host-operand pipeline does. The pool has 8 threads whatever the
+ * machine (built with FG_STAGE_CPUS=8): consecutive copies then differ in their number of parts
+ * (four a thread, of at least 64 KiB, for copies from 1 MiB), so that a thread still holding one
+ * copy's ticket meets the next copy's count; with more threads than CPUs, threads are often
+ * preempted between two steps of a claim.
  * Each copy must be complete when fg_stage_copy returns, and nothing outside its columns'
  * `width` bytes may change: the bytes between columns and the guard after the last one keep
  * their pattern.
@@ -28,7 +29,7 @@ static uint64_t next(void)
 
 int main(int argc, char **argv)
 {
-    const long copies = argc > 1 ? atol(argv[1]) : 4000;
+    const long copies = argc > 1 ? atol(argv[1]) : 8000;
     rng = argc > 2 ? strtoull(argv[2], NULL, 10) : 12345;
     if (rng == 0) rng = 1;
     printf("test_staging: copies=%ld seed=%llu threads=%d\n", copies, (unsigned long long)rng,

@@ -180,6 +180,9 @@ static void count_cpus(void)
     cpus = sched_getaffinity(0, sizeof set, &set) == 0 ? CPU_COUNT(&set) : (int)sysconf(_SC_NPROCESSORS_ONLN);
     if (cpus < 1) cpus = 1;
     if (thread_cap >= 1 && thread_cap < cpus) cpus = thread_cap;
+#ifdef FG_STAGE_CPUS /* a build that fixes the pool's size whatever the machine (test_staging) */
+    cpus = FG_STAGE_CPUS;
+#endif
 }
 
 static void start_pool(void)
