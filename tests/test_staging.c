@@ -10,29 +10,18 @@
  * their pattern.
  * Usage: test_staging [copies [seed]]. */
 #include "backends/cuda/staging.h"
+#include "testutil.h"
 
-#include <stdint.h>
-#include <stdio.h>
-#include <stdlib.h>
-#include <string.h>
-
-static uint64_t rng = 1;
-static uint64_t next(void)
-{
-    rng ^= rng << 13;
-    rng ^= rng >> 7;
-    rng ^= rng << 17;
-    return rng;
-}
+static rng_t rng;
+static uint64_t next(void) { return rng_next(&rng); }
 
 #define GUARD 4096
 
 int main(int argc, char **argv)
 {
     const long copies = argc > 1 ? atol(argv[1]) : 8000;
-    rng = argc > 2 ? strtoull(argv[2], NULL, 10) : 12345;
-    if (rng == 0) rng = 1;
-    printf("test_staging: copies=%ld seed=%llu threads=%d\n", copies, (unsigned long long)rng,
+    rng.s = argc > 2 ? strtoull(argv[2], NULL, 10) : 12345;
+    printf("test_staging: copies=%ld seed=%llu threads=%d\n", copies, (unsigned long long)rng.s,
            fg_stage_threads());
     const size_t cap = (size_t)24 << 20; /* bytes of either buffer, padding and guard included */
     unsigned char *src = malloc(cap), *dst = malloc(cap);
