@@ -5,7 +5,9 @@
 // Block tiles of op(A) and op(B) are staged in shared memory by a cp.async pipeline of STAGES
 // buffers; each warp computes a WM x WN warp tile, each lane TM x TN outputs as groups of 4x4
 // outer products with its operands cached in registers; blocks are rasterized in groups along
-// M for L2 reuse; gridDim.z slices K (split-K) when the table asks for it.
+// M for L2 reuse; gridDim.z slices K (split-K) when the table asks for it. With FG_K_GROUPS two
+// groups of warps compute the same tile over halves of each k-tile, and add their sums in
+// shared memory at the end (reduce_groups).
 // Any M, N, K, leading dimension, alignment and transpose pair.
 #pragma once
 
@@ -37,7 +39,10 @@ struct SimtTraits {
     static constexpr bool PREFETCH = FEAT & FG_PREFETCH, FAST_LOOP = FEAT & FG_FAST_LOOP;
     static constexpr bool SPREAD = FEAT & FG_SPREAD, SERPENTINE = FEAT & FG_SERPENTINE;
     static constexpr int WARPS_M = BM / WM, WARPS_N = BN / WN;
-    static constexpr int THREADS = WARPS_M * WARPS_N * 32;
+    // FG_K_GROUPS: KG groups of WARPS_M x WARPS_N warps, group g taking steps [g, g + 1) * KSTEPS
+    // of every k-tile; all of them copy the tiles.
+    static constexpr int KG = FEAT & FG_K_GROUPS ? 2 : 1, KSTEPS = BK / KG;
+    static constexpr int GROUP_THREADS = WARPS_M * WARPS_N * 32, THREADS = KG * GROUP_THREADS;
     // The lanes of a warp tile its warp tile; without warp tiling the threads tile the block.
     static constexpr int TILE_M = WARP_TILE ? WM : BM, TILE_N = WARP_TILE ? WN : BN;
     static constexpr int LM = TILE_M / TM, LN = TILE_N / TN; // threads along M and N of a tile
@@ -51,18 +56,26 @@ struct SimtTraits {
     // NN runs as the TT of the transposed problem (swaps_nn) on tiles wider than tall whose warps
     // store 32 columns a pass (store_tile_t); its staging, a warp's 32 columns of WM + 4 floats,
     // reuses the stages' shared memory.
-    static constexpr bool SWAP_NN = BN > BM && WARP_TILE && 4 * LN == 32 && !(FEAT & FG_NO_SWAP);
+    static constexpr bool SWAP_NN = BN > BM && WARP_TILE && 4 * LN == 32 && !(FEAT & FG_NO_SWAP) && KG == 1;
     static constexpr int STAGING_BYTES = SWAP_NN ? WARPS_M * WARPS_N * 32 * (WM + 4) * (int)sizeof(float) : 0;
     static constexpr int STAGE_BYTES_ALL = STAGES * (A_STAGE + B_STAGE) * (int)sizeof(float);
     // store_tile_s: where C rules out 16-byte stores, each warp stages GSN columns of its warp
     // tile at a time (WM + 4 floats each) in the stages' shared memory, where they fit.
-    static constexpr bool STAGED_C =
-        WARP_TILE && WARPS_M * WARPS_N * GSN * (WM + 4) * (int)sizeof(float) <= STAGE_BYTES_ALL;
-    static constexpr int SMEM_BYTES = STAGE_BYTES_ALL > STAGING_BYTES ? STAGE_BYTES_ALL : STAGING_BYTES;
+    static constexpr int STAGED_C_BYTES = WARPS_M * WARPS_N * GSN * (WM + 4) * (int)sizeof(float);
+    static constexpr bool STAGED_C = WARP_TILE && STAGED_C_BYTES <= STAGE_BYTES_ALL;
+    // FG_K_GROUPS: the groups past the first leave their sums in shared memory (reduce_groups),
+    // PARTIAL_BYTES from float PARTIAL_AT, past store_tile_s's staging.
+    static constexpr int PARTIAL_BYTES = (KG - 1) * GROUP_THREADS * TM * TN * (int)sizeof(float);
+    static constexpr int PARTIAL_AT = STAGED_C ? STAGED_C_BYTES / (int)sizeof(float) : 0;
+    static constexpr int SMEM_BYTES_1 = STAGE_BYTES_ALL > STAGING_BYTES ? STAGE_BYTES_ALL : STAGING_BYTES;
+    static constexpr int SMEM_BYTES = SMEM_BYTES_1 > PARTIAL_AT * 4 + PARTIAL_BYTES ? SMEM_BYTES_1
+                                                                                 : PARTIAL_AT * 4 + PARTIAL_BYTES;
     // Blocks of 256 threads with 8x8 per thread need about 128 registers: held to that, two
-    // blocks fit an SM (the fast loop alone takes one more). Else no minimum (0).
-    static constexpr int MIN_BLOCKS = TM * TN <= 64 && THREADS == 256 ? 2 : 0;
+    // blocks fit an SM (the fast loop alone takes one more); FG_K_GROUPS ones of 8x8, 512 threads an
+    // SM. Else no minimum (0).
+    static constexpr int MIN_BLOCKS = TM * TN <= 64 && (THREADS == 256 || KG > 1) ? 512 / THREADS : 0;
     static_assert(LM * LN == (WARP_TILE ? 32 : THREADS), "the threads tile the tile, TM x TN each");
+    static_assert(KG == 1 || (WARP_TILE && REG_CACHE), "k-groups are groups of warp tiles");
     static_assert(BM % WM == 0 && BN % WN == 0, "warp tiles tile the block tile");
     static_assert(TM % 4 == 0 && TN % 4 == 0, "a thread's rows (columns) are groups of 4");
     static_assert(STAGES >= 1 && STAGES <= 8, "1 (load, then compute) to 8 pipeline stages");
@@ -86,7 +99,7 @@ template <class Cfg>
 __device__ __forceinline__ void lane_origin(int tid, int &row_s, int &col_s)
 {
     if (Cfg::WARP_TILE) {
-        const int warp = tid / 32, lane = tid % 32;
+        const int warp = tid % Cfg::GROUP_THREADS / 32, lane = tid % 32; // the warp in its k-group
         const int wm = warp % Cfg::WARPS_M, wn = warp / Cfg::WARPS_M;
         row_s = wm * Cfg::WM + lane % Cfg::LM * 4, col_s = wn * Cfg::WN + lane / Cfg::LM * 4;
     } else {
@@ -139,10 +152,12 @@ __device__ __forceinline__ void tile_product(float (&acc)[Cfg::TM][Cfg::TN], int
         for (int j = 0; j < TN; j++) acc[i][j] = 0.f;
 
     // The outer products of one k-tile: row i of the thread is row_s + (i/4)*GSM + i%4.
-    // hook(kk) runs at the start of step kk (FG_SPREAD's copies).
+    // hook(kk) runs at the start of the group's step kk (FG_SPREAD's copies).
+    // FG_K_GROUPS: the thread's k-group takes KSTEPS of the BK steps, from kg0.
+    const int kg0 = Cfg::KG > 1 ? tid / Cfg::GROUP_THREADS * Cfg::KSTEPS : 0;
     auto compute = [&](int stage, auto &&hook) {
-        const float *a_s = as + stage * Cfg::A_STAGE + row_s;
-        const float *b_s = bs + stage * Cfg::B_STAGE + col_s;
+        const float *a_s = as + stage * Cfg::A_STAGE + kg0 * Cfg::LDA_S + row_s;
+        const float *b_s = bs + stage * Cfg::B_STAGE + kg0 * Cfg::LDB_S + col_s;
         // A thread's operands of step kk: TM/4 and TN/4 LDS.128.
         auto fragments = [&](int kk, float *ra, float *rb) {
 #pragma unroll
@@ -159,12 +174,12 @@ __device__ __forceinline__ void tile_product(float (&acc)[Cfg::TM][Cfg::TN], int
         float ra[2][TM], rb[2][TN]; // with FG_PREFETCH: step kk in [kk % 2], kk + 1 in the other
         if (Cfg::PREFETCH && Cfg::REG_CACHE) fragments(0, ra[0], rb[0]);
 #pragma unroll
-        for (int kk = 0; kk < BK; kk++) {
+        for (int kk = 0; kk < Cfg::KSTEPS; kk++) {
             hook(kk);
             if (Cfg::REG_CACHE) {
                 const int cur = Cfg::PREFETCH ? kk % 2 : 0;
                 if (!Cfg::PREFETCH) fragments(kk, ra[0], rb[0]);
-                else if (kk + 1 < BK) fragments(kk + 1, ra[cur ^ 1], rb[cur ^ 1]);
+                else if (kk + 1 < Cfg::KSTEPS) fragments(kk + 1, ra[cur ^ 1], rb[cur ^ 1]);
                 // FG_SERPENTINE: odd rows right to left, so rb[j] carries over the row's turn
 #pragma unroll
                 for (int i = 0; i < TM; i++)
@@ -198,7 +213,7 @@ __device__ __forceinline__ void tile_product(float (&acc)[Cfg::TM][Cfg::TN], int
         compute(stage, [&](int kk) {
 #pragma unroll
             for (int c = 0; c < N; c++) {
-                if (c / G * BK / GROUPS != kk) continue;
+                if (c / G * Cfg::KSTEPS / GROUPS != kk) continue;
                 if (c < NA) load_a.template copy_fast<ELEM>(as + next * Cfg::A_STAGE, c);
                 else load_b.template copy_fast<ELEM>(bs + next * Cfg::B_STAGE, c - NA);
             }
@@ -238,6 +253,44 @@ __device__ __forceinline__ void stage_pass(const float (&acc)[Cfg::TM][Cfg::TN],
                             alpha * acc[h * 4 + 2][p * 4 + q], alpha * acc[h * 4 + 3][p * 4 + q]);
 }
 
+// A barrier of the threads that store C: the block's, or with FG_K_GROUPS the first k-group's
+// (the others have left, reduce_groups).
+template <class Cfg>
+__device__ __forceinline__ void storers_sync()
+{
+    if constexpr (Cfg::KG == 1) __syncthreads();
+    else asm volatile("bar.sync 1, %0;" ::"n"(Cfg::GROUP_THREADS) : "memory");
+}
+
+// FG_K_GROUPS: the k-groups past the first leave their sums in shared memory and are done
+// (false); the first adds them to its own (true) and stores the tile. A thread's sum (i, j)
+// goes to [(i * TN + j) * GROUP_THREADS] past its place in the group: a warp's writes and reads
+// are whole lines.
+template <class Cfg>
+__device__ __forceinline__ bool reduce_groups(float (&acc)[Cfg::TM][Cfg::TN])
+{
+    constexpr int TM = Cfg::TM, TN = Cfg::TN, GT = Cfg::GROUP_THREADS;
+    extern __shared__ __align__(16) float smem[];
+    const int g = threadIdx.x / GT;
+    float *p = smem + Cfg::PARTIAL_AT + threadIdx.x % GT;
+    __syncthreads(); // every group's last fragments read: the partials overwrite the stages
+    if (g > 0) {
+#pragma unroll
+        for (int i = 0; i < TM; i++)
+#pragma unroll
+            for (int j = 0; j < TN; j++) p[((g - 1) * TM * TN + i * TN + j) * GT] = acc[i][j];
+    }
+    __syncthreads();
+    if (g > 0) return false;
+#pragma unroll
+    for (int h = 1; h < Cfg::KG; h++)
+#pragma unroll
+        for (int i = 0; i < TM; i++)
+#pragma unroll
+            for (int j = 0; j < TN; j++) acc[i][j] += p[((h - 1) * TM * TN + i * TN + j) * GT];
+    return true;
+}
+
 // store_tile where C rules out 16-byte stores (STAGED_C): a lane's 4 consecutive rows of a column
 // would go as 4-byte stores 16 bytes apart, 8 lanes a column spanning 128 bytes for 32 stored.
 // Instead each warp stages the GSN columns of its warp tile that its lanes hold one group of 4
@@ -259,7 +312,7 @@ __device__ __forceinline__ void store_tile_s(const float (&acc)[Cfg::TM][Cfg::TN
     const int wm0 = warp % Cfg::WARPS_M * WM, wn0 = warp / Cfg::WARPS_M * Cfg::WN;
     float *ws = smem + warp * COLS * LD;
     const int r_w = row_s - wm0, c_w = col_s - wn0; // the lane's first row, its first column of a pass
-    __syncthreads(); // the last k-tile's fragments read by every warp
+    storers_sync<Cfg>(); // the last k-tile's fragments read by every warp
 #pragma unroll
     for (int p = 0; p < TN / 4; p++) {
         stage_pass<Cfg>(acc, p, ws, LD, r_w, c_w, alpha);
@@ -275,7 +328,7 @@ __device__ __forceinline__ void store_tile_s(const float (&acc)[Cfg::TM][Cfg::TN
         }
         __syncwarp();
     }
-    __syncthreads(); // a next piece (stream-K) copies into the stages
+    storers_sync<Cfg>(); // a next piece (stream-K) copies into the stages
 }
 
 // Epilogue: C = alpha*acc + beta*C over the tile at (m0, n0), its rows from m_lo and its columns
@@ -408,6 +461,8 @@ __global__ void __launch_bounds__(Cfg::THREADS, Cfg::MIN_BLOCKS)
     lane_origin<Cfg>(threadIdx.x, row_s, col_s);
     float acc[Cfg::TM][Cfg::TN];
     tile_product<Cfg, TA, TB, ELEM>(acc, m, n, k, a, lda, b, ldb, m0, n0, vec_a, vec_b, row_s, col_s);
+    if constexpr (Cfg::KG > 1)
+        if (!reduce_groups<Cfg>(acc)) return;
     if constexpr (CT) store_tile_t<Cfg>(acc, m, n, m0, n0, m_lo, n_lo, row_s, col_s, alpha, beta, c, ldc, vec_c);
     else store_tile<Cfg>(acc, m, n, m0, n0, m_lo, n_lo, row_s, col_s, alpha, beta, c, ldc, vec_c);
     fg_kern::tl_stamp(0, blockIdx.x, 2);
@@ -423,6 +478,7 @@ __global__ void __launch_bounds__(Cfg::THREADS, Cfg::MIN_BLOCKS)
 {
     constexpr int BM = Cfg::BM, BN = Cfg::BN, BK = Cfg::BK, TM = Cfg::TM, TN = Cfg::TN;
     constexpr int THREADS = Cfg::THREADS;
+    static_assert(Cfg::KG == 1, "stream-K's pieces are whole blocks' sums");
     int row_s, col_s;
     lane_origin<Cfg>(threadIdx.x, row_s, col_s);
     float acc[TM][TN];

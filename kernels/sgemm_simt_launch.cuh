@@ -18,7 +18,7 @@ namespace fg_simt {
 // Configurations with stream-K instances: those whose lanes hold 128 accumulators, one block per
 // SM or two, the ones the table gives the large problems.
 template <class Cfg>
-constexpr bool has_streamk() { return Cfg::TM * Cfg::TN >= 128; }
+constexpr bool has_streamk() { return Cfg::TM * Cfg::TN >= 128 && Cfg::KG == 1; }
 
 // Whether an operand that takes 16-byte copies along a dimension of `size` leaves its last tile
 // (MNT long) crossing the edge, where the kernel puts it (inside_origin: moved inside only by a

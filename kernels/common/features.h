@@ -28,9 +28,12 @@ enum : int {
                           // sums in the same order
     FG_RING = 4096,       // (DMMA with FG_TMA, m16n8k16) the k-tile loop unrolled over the ring of
                           // stages, so that their offsets and phases are constants
+    FG_K_GROUPS = 8192,   // (SIMT) two groups of warps over the same block tile, each taking half
+                          // of every k-tile's steps, their sums added in shared memory at the
+                          // end: twice the warps to hide latency, at the same registers a thread
 };
 constexpr int FG_TUNING_CHOICES = FG_COLUMN_ORDER | FG_PREFETCH | FG_FAST_LOOP | FG_TMA | FG_SPREAD |
-                                  FG_NO_SWAP | FG_SERPENTINE | FG_RING;
+                                  FG_NO_SWAP | FG_SERPENTINE | FG_RING | FG_K_GROUPS;
 
 // Ablation switches (a configuration's ABLATE parameter).
 enum : int {
