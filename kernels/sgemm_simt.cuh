@@ -67,12 +67,12 @@ struct SimtTraits {
     // PARTIAL_BYTES from float PARTIAL_AT, past store_tile_s's staging.
     static constexpr int PARTIAL_BYTES = (KG - 1) * GROUP_THREADS * TM * TN * (int)sizeof(float);
     static constexpr int PARTIAL_AT = STAGED_C ? STAGED_C_BYTES / (int)sizeof(float) : 0;
+    static constexpr int PARTIAL_END = PARTIAL_AT * (int)sizeof(float) + PARTIAL_BYTES;
     static constexpr int SMEM_BYTES_1 = STAGE_BYTES_ALL > STAGING_BYTES ? STAGE_BYTES_ALL : STAGING_BYTES;
-    static constexpr int SMEM_BYTES = SMEM_BYTES_1 > PARTIAL_AT * 4 + PARTIAL_BYTES ? SMEM_BYTES_1
-                                                                                 : PARTIAL_AT * 4 + PARTIAL_BYTES;
+    static constexpr int SMEM_BYTES = SMEM_BYTES_1 > PARTIAL_END ? SMEM_BYTES_1 : PARTIAL_END;
     // Blocks of 256 threads with 8x8 per thread need about 128 registers: held to that, two
-    // blocks fit an SM (the fast loop alone takes one more); FG_K_GROUPS ones of 8x8, 512 threads an
-    // SM. Else no minimum (0).
+    // blocks fit an SM (the fast loop alone takes one more); FG_K_GROUPS ones of 8x8, 512
+    // threads an SM. Else no minimum (0).
     static constexpr int MIN_BLOCKS = TM * TN <= 64 && (THREADS == 256 || KG > 1) ? 512 / THREADS : 0;
     static_assert(LM * LN == (WARP_TILE ? 32 : THREADS), "the threads tile the tile, TM x TN each");
     static_assert(KG == 1 || (WARP_TILE && REG_CACHE), "k-groups are groups of warp tiles");
