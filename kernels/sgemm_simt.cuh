@@ -99,7 +99,9 @@ template <class Cfg>
 __device__ __forceinline__ void lane_origin(int tid, int &row_s, int &col_s)
 {
     if (Cfg::WARP_TILE) {
-        const int warp = tid % Cfg::GROUP_THREADS / 32, lane = tid % 32; // the warp in its k-group
+        // the warp in its k-group (tid % GROUP_THREADS only with k-groups: ptxas does not know
+        // that tid < THREADS, and the modulo would cost the other configurations instructions)
+        const int warp = (Cfg::KG > 1 ? tid % Cfg::GROUP_THREADS : tid) / 32, lane = tid % 32;
         const int wm = warp % Cfg::WARPS_M, wn = warp / Cfg::WARPS_M;
         row_s = wm * Cfg::WM + lane % Cfg::LM * 4, col_s = wn * Cfg::WN + lane / Cfg::LM * 4;
     } else {
