@@ -14,6 +14,7 @@
 #include "common/features.h"
 #include "common/loaders.cuh"
 #include "common/pipeline.cuh"
+#include "common/ptx.cuh"
 #include "common/raster.cuh"
 #include "common/streamk.cuh"
 #include "common/timeline.cuh"
@@ -261,7 +262,7 @@ template <class Cfg>
 __device__ __forceinline__ void storers_sync()
 {
     if constexpr (Cfg::KG == 1) __syncthreads();
-    else asm volatile("bar.sync 1, %0;" ::"n"(Cfg::GROUP_THREADS) : "memory");
+    else bar_sync<1, Cfg::GROUP_THREADS>();
 }
 
 // FG_K_GROUPS: the k-groups past the first leave their sums in shared memory and are done

@@ -1,7 +1,7 @@
 // ptx.cuh: the PTX instructions the kernels issue by hand: the copies from global to shared
 // memory (cp.async with zero-fill, or plain loads and stores for the ablation) and their
-// groups, and the shared-memory mbarriers that the tensor memory accelerator's copies complete
-// on (tma.cuh).
+// groups, the shared-memory mbarriers that the tensor memory accelerator's copies complete on
+// (tma.cuh), and named barriers of part of a block.
 #pragma once
 
 #include <cuda_runtime.h>
@@ -12,6 +12,15 @@ namespace fg_kern {
 // An opaque move: ptxas can no longer recompute v from the kernel parameters (a loader's `pin`).
 __device__ __forceinline__ void keep_in_register(int64_t &v) { asm volatile("mov.b64 %0, %0;" : "+l"(v)); }
 __device__ __forceinline__ void keep_in_register(int &v) { asm volatile("mov.b32 %0, %0;" : "+r"(v)); }
+
+// A barrier of the block's first THREADS threads (a multiple of 32), on hardware barrier ID
+// (1-15; __syncthreads is 0), for code that the other threads have left.
+template <int ID, int THREADS>
+__device__ __forceinline__ void bar_sync()
+{
+    static_assert(ID >= 1 && ID <= 15 && THREADS % 32 == 0, "a named barrier of whole warps");
+    asm volatile("bar.sync %0, %1;" ::"n"(ID), "n"(THREADS) : "memory");
+}
 
 template <int BYTES>
 struct CopyVec;
