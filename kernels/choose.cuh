@@ -57,7 +57,18 @@ struct Machine {
     // theirs: where the gain predicted is smaller, it is as likely a loss).
     int sk_min_ktiles = 0;
     double sk_margin = 0;
+    // The rate's factor by wave group (wave_group): 1 unless the model's spec fits them.
+    double wave[10] = {1, 1, 1, 1, 1, 1, 1, 1, 1, 1};
 };
+
+// A launch's wave group: the busiest SM's units (busy: 1, 2, 3-4, 5-8, more), plus 5 where it is
+// split. The model's rate takes a factor per group, fitted where the spec asks: launches of few
+// waves, unsplit or split, keep their SMs busy for different shares of their time.
+inline int wave_group(int64_t busy, int splits)
+{
+    const int g = busy <= 1 ? 0 : busy == 2 ? 1 : busy <= 4 ? 2 : busy <= 8 ? 3 : 4;
+    return g + (splits > 1 ? 5 : 0);
+}
 
 // A call's copy class: its transpose pair and whether each operand allows 16-byte copies
 // (aligned16 of its pointer and leading dimension), which decide the kernels' copy paths.
@@ -109,11 +120,14 @@ inline double sm_rate(const Cost &c, const Machine &mc, int bm, int bn, int64_t 
 // The rate's share that j blocks an SM reach (the blocks it needs: jsat).
 inline double efficiency(const Cost &c, double j) { return j / c.jsat < 1.0 ? j / c.jsat : 1.0; }
 
+// The busiest SM's units where `units` share `sms` SMs.
+inline int64_t busiest(int64_t units, int sms) { return (units + sms - 1) / sms; }
+
 // The seconds of `units` units of kt k-tiles each, one a block, of a bm x bn x bk configuration
 // of cost c at an SM's rate on `sms` SMs: the busiest SM's units, up to c.occ at a time.
 inline double units_time(const Cost &c, int64_t units, int64_t kt, int bm, int bn, int bk, double rate, int sms)
 {
-    const int64_t busy = (units + sms - 1) / sms;
+    const int64_t busy = busiest(units, sms);
     const double j = (double)(busy < c.occ ? busy : c.occ);
     return (double)busy * ((double)kt + c.fixed / j) * 2.0 * bm * bn * bk / (rate * efficiency(c, j));
 }
@@ -123,8 +137,8 @@ inline double units_time(const Cost &c, int64_t units, int64_t kt, int bm, int b
 inline double time(const Cost &c, const Machine &mc, int bm, int bn, int bk, int64_t m, int64_t n,
                    int64_t k, int splits, int cls, int sms, size_t esize)
 {
-    const double rate = sm_rate(c, mc, bm, bn, m, n, cls);
     const int64_t units = ((m + bm - 1) / bm) * ((n + bn - 1) / bn) * splits;
+    const double rate = sm_rate(c, mc, bm, bn, m, n, cls) * mc.wave[wave_group(busiest(units, sms), splits)];
     const int64_t kt = ((k + bk - 1) / bk + splits - 1) / splits;
     double t = units_time(c, units, kt, bm, bn, bk, rate, sms) + mc.launch_s;
     if (splits > 1) t += (double)(splits + 1) * m * n * esize / mc.bytes_per_s + mc.launch_s;

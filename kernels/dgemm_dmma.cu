@@ -20,7 +20,8 @@ constexpr fg_table::Entry table[] = {FG_DGEMM_TABLE(FG_ENTRY)};
 constexpr fg_choose::Cost costs[] = {FG_DGEMM_MODEL(FG_COST)};
 constexpr fg_choose::Machine machine = {FG_DGEMM_MODEL_SMS, FG_DGEMM_MODEL_LAUNCH_S, FG_DGEMM_MODEL_BYTES_PER_S,
                                         FG_DGEMM_MODEL_PACK_S, FG_DGEMM_MODEL_FACTORS, FG_DGEMM_MODEL_K_FREE,
-                                        FG_DGEMM_MODEL_SK_MIN_KTILES, FG_DGEMM_MODEL_SK_MARGIN};
+                                        FG_DGEMM_MODEL_SK_MIN_KTILES, FG_DGEMM_MODEL_SK_MARGIN,
+                                        FG_DGEMM_MODEL_WAVE_FACTORS};
 
 } // namespace
 

@@ -9,7 +9,9 @@
 // Whether only the operands read along m or n need 16-byte copies (the spec's k-free)
 #define FG_DGEMM_MODEL_K_FREE false
 // The rate's factor by copy class: [ta + 2 tb + 4 (A allows 16-byte copies) + 8 (B does)]
-#define FG_DGEMM_MODEL_FACTORS {1.069, 1.008, 0.8908, 0.8587, 1.19, 1.019, 0.9038, 0.9589, 0.9755, 1.019, 0.9601, 1.066, 0.9977, 1.012, 1.005, 1.014}
+#define FG_DGEMM_MODEL_FACTORS {1.093, 1.014, 0.891, 0.86, 1.18, 1.021, 0.8857, 0.9416, 0.986, 1.021, 0.9583, 1.076, 1.001, 1.016, 1.006, 1.017}
+// The rate's factor by wave group: the busiest SM's units 1, 2, 3-4, 5-8, more; unsplit, then split
+#define FG_DGEMM_MODEL_WAVE_FACTORS {0.9659, 0.8805, 0.8631, 0.9143, 0.9667, 1.032, 0.9779, 0.9724, 1.017, 1}
 // Stream-K is weighed where a tile has this many k-tiles or more (the spec's streamk-min-ktiles),
 // and taken where it beats the rest by this fraction (streamk-margin)
 #define FG_DGEMM_MODEL_SK_MIN_KTILES 0
@@ -21,12 +23,12 @@
 // k-tiles beyond a unit's fixed cost, the rate's factor and the GB/s of a tile's adds of partial
 // sums (streamk_model.py; 0, 0, 0: not weighed))
 #define FG_DGEMM_MODEL(X) \
-    X("dmma_128x128x16_w64x32_s5_f288", 54.9, 2.483, 1, 0.7615, 1, 1, 1, 1, 1, 1, 0, 0, 0) \
-    X("dmma_128x128x16_w64x32_s5_f4352", 57.59, 2.662, 1, 0.7367, 1, 1, 1, 1, 1, 1, 0, 0, 0) \
-    X("dmma_64x128x16_w32x64_s3_f32", 41.38, 1.923, 1.372, 0.9191, 3, 1, 1, 1, 1, 1, 0, 0, 0) \
-    X("dmma_128x64x16_w32x32_s4_f288", 49.91, 3.964, 1, 0.8223, 2, 1, 1, 1, 1, 1, 0, 0, 0) \
-    X("dmma_64x64x16_w32x32_s4_f32", 39.98, 3.902, 1.423, 0.9562, 3, 1, 1, 1, 1, 1, 0, 0, 0) \
-    X("dmma_64x64x16_w32x32_s3_f32", 43.62, 4.006, 1.537, 0.9458, 4, 1, 1, 1, 1, 1, 0, 0, 0) \
-    X("dmma_64x64x16_w32x32_s4_f288", 48.09, 4.579, 1.435, 0.7988, 3, 1, 1, 1, 1, 1, 0, 0, 0) \
-    X("dmma_32x64x16_w16x32_s4_f32", 35.73, 4.324, 1.602, 0.8426, 4, 1, 1, 1, 1, 1, 0, 0, 0) \
-    X("dmma_32x32x32_w16x16_s5", 29.05, 4.049, 1.556, 0.8904, 2, 1, 1, 1, 1, 1, 0, 0, 0)
+    X("dmma_128x128x16_w64x32_s5_f288", 55.82, 2.682, 1, 0.7715, 1, 1, 1, 1, 1, 1, 0, 0, 0) \
+    X("dmma_128x128x16_w64x32_s5_f4352", 58.5, 2.866, 1, 0.7476, 1, 1, 1, 1, 1, 1, 0, 0, 0) \
+    X("dmma_64x128x16_w32x64_s3_f32", 42.98, 2.08, 1.429, 0.9279, 3, 1, 1, 1, 1, 1, 0, 0, 0) \
+    X("dmma_128x64x16_w32x32_s4_f288", 51.1, 4.44, 1, 0.8383, 2, 1, 1, 1, 1, 1, 0, 0, 0) \
+    X("dmma_64x64x16_w32x32_s4_f32", 41.58, 4.055, 1.483, 0.9741, 3, 1, 1, 1, 1, 1, 0, 0, 0) \
+    X("dmma_64x64x16_w32x32_s3_f32", 45.61, 4.238, 1.605, 0.9604, 4, 1, 1, 1, 1, 1, 0, 0, 0) \
+    X("dmma_64x64x16_w32x32_s4_f288", 50.26, 4.792, 1.5, 0.8117, 3, 1, 1, 1, 1, 1, 0, 0, 0) \
+    X("dmma_32x64x16_w16x32_s4_f32", 37.42, 4.601, 1.665, 0.8524, 4, 1, 1, 1, 1, 1, 0, 0, 0) \
+    X("dmma_32x32x32_w16x16_s5", 30.3, 4.068, 1.61, 0.9091, 2, 1, 1, 1, 1, 1, 0, 0, 0)

@@ -10,6 +10,8 @@
 #define FG_SGEMM_MODEL_K_FREE true
 // The rate's factor by copy class: [ta + 2 tb + 4 (A allows 16-byte copies) + 8 (B does)]
 #define FG_SGEMM_MODEL_FACTORS {0.9747, 0.9898, 1.029, 0.9881, 1.032, 1.015, 0.9844, 1.025, 1.016, 1.015, 1.041, 0.98, 0.9956, 0.9709, 1.029, 1.01}
+// The rate's factor by wave group: the busiest SM's units 1, 2, 3-4, 5-8, more; unsplit, then split
+#define FG_SGEMM_MODEL_WAVE_FACTORS {1, 1, 1, 1, 1, 1, 1, 1, 1, 1}
 // Stream-K is weighed where a tile has this many k-tiles or more (the spec's streamk-min-ktiles),
 // and taken where it beats the rest by this fraction (streamk-margin)
 #define FG_SGEMM_MODEL_SK_MIN_KTILES 16

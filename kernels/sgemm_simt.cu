@@ -21,7 +21,8 @@ constexpr fg_table::Entry table[] = {FG_SGEMM_TABLE(FG_ENTRY)};
 constexpr fg_choose::Cost costs[] = {FG_SGEMM_MODEL(FG_COST)};
 constexpr fg_choose::Machine machine = {FG_SGEMM_MODEL_SMS, FG_SGEMM_MODEL_LAUNCH_S, FG_SGEMM_MODEL_BYTES_PER_S,
                                         FG_SGEMM_MODEL_PACK_S, FG_SGEMM_MODEL_FACTORS, FG_SGEMM_MODEL_K_FREE,
-                                        FG_SGEMM_MODEL_SK_MIN_KTILES, FG_SGEMM_MODEL_SK_MARGIN};
+                                        FG_SGEMM_MODEL_SK_MIN_KTILES, FG_SGEMM_MODEL_SK_MARGIN,
+                                        FG_SGEMM_MODEL_WAVE_FACTORS};
 
 } // namespace
 

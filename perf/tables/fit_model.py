@@ -9,8 +9,9 @@ library's copy: kernels/choose.cuh, which must agree with time_s below):
   allow 16-byte copies; times e_c where m < BM or n < BN, a tile longer than its dimension,
   whose blocks all run on the edge: 1 unless the spec has `short-factors yes`; times t_c[pair],
   the transpose pair's factor of its own, 1 but for the configurations the spec names in
-  `own-transposes`), where the copy class is the transpose pair and whether each operand allows
-  16-byte copies;
+  `own-transposes`; times w[wave group], the launch's factor by B and whether it is split: 1
+  unless the spec has `wave-factors yes`), where the copy class is the transpose pair and whether
+  each operand allows 16-byte copies;
   time = B (kt + p_c / j) 2 BM BN BK / rate + launch,
   plus, when s > 1, the reduction: (s + 1) m n esize / bandwidth + launch.
 Fitted in turns (Model.fit): per configuration (a row's time depends on its own configuration's
@@ -19,7 +20,8 @@ jsat_c (the blocks an SM needs to reach r_c) and u_c (its rate's factor without 
 by Levenberg-Marquardt on log time with a soft-L1 loss (a few wild timings do not pull the fit);
 then the family's 16 class factors f from the residuals by class, then (short-factors) each
 configuration's e_c from the residuals of its rows with a tile longer than a dimension, then the
-t_c of the configurations named in `own-transposes` from their rows' residuals by transpose pair;
+t_c of the configurations named in `own-transposes` from their rows' residuals by transpose pair,
+then (wave-factors) the w of each wave group from its rows' residuals;
 last, with the rest fixed, the stream-K term of the configurations named in `streamk`
 (streamk_model.py). Pure Python: no package needed.
 
@@ -37,7 +39,8 @@ table header whose configurations the model covers), `sms N`, `csv FILE` repeate
 whatever their alignment: packing then leaves them be), `short-factors yes|no` (whether each
 configuration's rate has a factor of its own where its tile is longer than m or n),
 `own-transposes NAME` repeated (configurations whose rate has a factor of its own per transpose
-pair, where the family's class factors do not fit them), `streamk NAME BLOCKS` repeated,
+pair, where the family's class factors do not fit them), `wave-factors yes|no` (whether the rate
+has a factor by wave group: B of 1, 2, 3-4, 5-8 or more, unsplit or split), `streamk NAME BLOCKS` repeated,
 `streamk-min-ktiles N`, `streamk-margin F` and `streamk-csv FILE` repeated (the configurations
 weighed unsplit with stream-K, the blocks of their stream-K kernel an SM holds, where they are
 weighed, by what fraction they must beat the rest, and the tuner's --stream-k 2 runs they are
@@ -93,11 +96,15 @@ def aligned(ld, esize):
     return ld * esize % 16 == 0
 
 
+# The wave groups of wave_group (kernels/choose.cuh's FG_WAVE_GROUPS).
+WAVE_GROUPS = 10
+
+
 class Model:
     """The model of one precision over its configurations (read_configs)."""
 
     def __init__(self, configs, esize, sms, launch_us, bw_gbs, short_factors=False, own_transposes=(),
-                 numbers=None, streamk=(), sk_min_ktiles=0):
+                 numbers=None, streamk=(), sk_min_ktiles=0, wave_factors=False):
         self.configs, self.esize, self.sms = configs, esize, sms
         self.numbers = numbers  # each configuration's numbers in the table header (config_lines)
         self.launch, self.bw = launch_us * 1e-6, bw_gbs * 1e9
@@ -105,6 +112,8 @@ class Model:
         self.factor = [1.0] * 16  # the rate's factor by copy class (copy_class)
         self.short = [1.0] * len(configs)  # a configuration's factor where its tile is longer than m or n
         self.short_factors = short_factors
+        self.wave = [1.0] * WAVE_GROUPS  # the rate's factor by wave group (wave_group)
+        self.wave_factors = wave_factors
         for name in own_transposes:
             if name not in self.index:
                 sys.exit(f"fit_model.py: own-transposes {name} is no configuration of the table")
@@ -148,6 +157,13 @@ class Model:
             rate *= self.short[i]
         return rate * self.trans[i][cls & 3]
 
+    def wave_group(self, i, m, n, s):
+        """kernels/choose.cuh's wave_group: the busiest SM's units of configuration i in s slices
+        on m x n (1, 2, 3-4, 5-8, more), plus 5 where split."""
+        _, bm, bn, _, _ = self.configs[i]
+        busy = -(-(-(-m // bm) * -(-n // bn) * s) // self.sms)
+        return (0 if busy == 1 else 1 if busy == 2 else 2 if busy <= 4 else 3 if busy <= 8 else 4) + (5 if s > 1 else 0)
+
     def units_time(self, i, units, kt, fixed, jsat, rate):
         """kernels/choose.cuh's units_time: units of kt k-tiles of configuration i, one a block."""
         _, bm, bn, bk, _ = self.configs[i]
@@ -158,7 +174,7 @@ class Model:
     def time_const(self, i, rate_tflops, fixed, jsat, unaligned, m, n, k, s, cls):
         """kernels/choose.cuh's time of configuration i in s slices."""
         _, bm, bn, bk, _ = self.configs[i]
-        rate = self.rate(i, rate_tflops, unaligned, m, n, cls)
+        rate = self.rate(i, rate_tflops, unaligned, m, n, cls) * self.wave[self.wave_group(i, m, n, s)]
         units = -(-m // bm) * -(-n // bn) * s
         kt = -(-(-(-k // bk)) // s)
         t = self.units_time(i, units, kt, fixed, jsat, rate) + self.launch
@@ -244,6 +260,9 @@ class Model:
                 step = self.factor_steps(rows, params, 4 * len(self.configs),
                                          lambda r: 4 * r[0] + (r[5] & 3) if r[0] in self.own else None)
                 self.trans = [[f * step[4 * i + t] for t, f in enumerate(fs)] for i, fs in enumerate(self.trans)]
+            if self.wave_factors:  # each wave group's, from its rows
+                step = self.factor_steps(rows, params, WAVE_GROUPS, lambda r: self.wave_group(r[0], r[1], r[2], r[4]))
+                self.wave = [f * x for f, x in zip(self.wave, step)]
         return [self.fit_one(i, by_config[i]) for i in range(len(self.configs))]
 
     def factor_steps(self, rows, params, groups, group):
@@ -324,6 +343,8 @@ def header(spec, model, params):
              f"#define FG_{P}GEMM_MODEL_K_FREE {'true' if spec.get('k-free', 'no') == 'yes' else 'false'}",
              "// The rate's factor by copy class: [ta + 2 tb + 4 (A allows 16-byte copies) + 8 (B does)]",
              f"#define FG_{P}GEMM_MODEL_FACTORS {{" + ", ".join(f"{x:.4g}" for x in model.factor) + "}",
+             "// The rate's factor by wave group: the busiest SM's units 1, 2, 3-4, 5-8, more; unsplit, then split",
+             f"#define FG_{P}GEMM_MODEL_WAVE_FACTORS {{" + ", ".join(f"{x:.4g}" for x in model.wave) + "}",
              "// Stream-K is weighed where a tile has this many k-tiles or more (the spec's streamk-min-ktiles),",
              "// and taken where it beats the rest by this fraction (streamk-margin)",
              f"#define FG_{P}GEMM_MODEL_SK_MIN_KTILES {model.sk_min_ktiles}",
@@ -383,7 +404,7 @@ def main():
     model = Model(read_configs(spec["configs"]), esize, int(spec["sms"]), float(spec["launch-us"]),
                   float(spec["bandwidth-gbs"]), spec.get("short-factors", "no") == "yes", spec["own-transposes"],
                   [v for _, v in config_lines(spec["configs"])], spec["streamk"],
-                  int(spec.get("streamk-min-ktiles", "0")))
+                  int(spec.get("streamk-min-ktiles", "0")), spec.get("wave-factors", "no") == "yes")
     params = model.fit(read_rows(spec["csv"], model))
     if model.streamk:
         model.sk = streamk_model.fit(model, params, streamk_model.read_rows(spec["streamk-csv"], model, ROOT))
