@@ -60,6 +60,7 @@ struct Machine {
     // The rate's factor by wave group (wave_group): 1 unless the model's spec fits them.
     double wave[10] = {1, 1, 1, 1, 1, 1, 1, 1, 1, 1};
 };
+static_assert(sizeof(Machine::wave) / sizeof(double) == 10, "wave_group's ten groups");
 
 // A launch's wave group: the busiest SM's units (busy: 1, 2, 3-4, 5-8, more), plus 5 where it is
 // split. The model's rate takes a factor per group, fitted where the spec asks: launches of few

@@ -160,6 +160,22 @@ static void check_choice()
     fg_choose::choose(configs, costs, machine, tn, true, true, 0, true, &c, &s, &sk);
     check("choice: 8192^3 TN keeps the large tile", c, 0);
     costs[0].trans[0] = 1;
+    // The wave groups: the busiest SM's units 1, 2, 3-4, 5-8, more, plus 5 where split; a group's
+    // factor scales the rate of the launches in it and no other.
+    check("wave group: 1 unit an SM, unsplit", fg_choose::wave_group(1, 1), 0);
+    check("wave group: 4 units, unsplit", fg_choose::wave_group(4, 1), 2);
+    check("wave group: 5 units, split", fg_choose::wave_group(5, 3), 8);
+    check("wave group: 100 units, split", fg_choose::wave_group(100, 2), 9);
+    // 4096^3 in 128 x 128 tiles: 1024 units on 132 SMs, 8 on the busiest (group 3).
+    fg_choose::Machine waves = machine;
+    const double t4096 = fg_choose::time(costs[0], machine, 128, 128, 16, 4096, 4096, 4096, 1, 12, 132, 4);
+    waves.wave[2] = 0.5;
+    check("wave factor: another group's leaves 4096^3's time",
+          fg_choose::time(costs[0], waves, 128, 128, 16, 4096, 4096, 4096, 1, 12, 132, 4) == t4096, 1);
+    waves.wave[3] = 0.5;
+    const double half = fg_choose::time(costs[0], waves, 128, 128, 16, 4096, 4096, 4096, 1, 12, 132, 4);
+    check("wave factor: 0.5 for 5-8 units an SM doubles 4096^3's time but the launch",
+          half > 1.9 * t4096 && half < 2.0 * t4096, 1);
     // Packing: where the copies cost less than the rate they win; only the unaligned operand.
     bool pa = true, pb = true;
     fg_kern::Gemm<float> g8 = {false, false, 8192, 8192, 8192, 1.f, nullptr, 8191, nullptr, 8192, 0.f, nullptr, 8192};

@@ -40,8 +40,8 @@ whatever their alignment: packing then leaves them be), `short-factors yes|no` (
 configuration's rate has a factor of its own where its tile is longer than m or n),
 `own-transposes NAME` repeated (configurations whose rate has a factor of its own per transpose
 pair, where the family's class factors do not fit them), `wave-factors yes|no` (whether the rate
-has a factor by wave group: B of 1, 2, 3-4, 5-8 or more, unsplit or split), `streamk NAME BLOCKS` repeated,
-`streamk-min-ktiles N`, `streamk-margin F` and `streamk-csv FILE` repeated (the configurations
+has a factor by wave group: B of 1, 2, 3-4, 5-8 or more, unsplit or split), `streamk NAME
+BLOCKS` repeated, `streamk-min-ktiles N`, `streamk-margin F` and `streamk-csv FILE` repeated (the configurations
 weighed unsplit with stream-K, the blocks of their stream-K kernel an SM holds, where they are
 weighed, by what fraction they must beat the rest, and the tuner's --stream-k 2 runs they are
 fitted to: streamk_model.py). Rows used: the tuner's round 0
@@ -96,7 +96,7 @@ def aligned(ld, esize):
     return ld * esize % 16 == 0
 
 
-# The wave groups of wave_group (kernels/choose.cuh's FG_WAVE_GROUPS).
+# The wave groups of wave_group (kernels/choose.cuh's Machine::wave).
 WAVE_GROUPS = 10
 
 
@@ -162,7 +162,8 @@ class Model:
         on m x n (1, 2, 3-4, 5-8, more), plus 5 where split."""
         _, bm, bn, _, _ = self.configs[i]
         busy = -(-(-(-m // bm) * -(-n // bn) * s) // self.sms)
-        return (0 if busy == 1 else 1 if busy == 2 else 2 if busy <= 4 else 3 if busy <= 8 else 4) + (5 if s > 1 else 0)
+        group = 0 if busy == 1 else 1 if busy == 2 else 2 if busy <= 4 else 3 if busy <= 8 else 4
+        return group + (5 if s > 1 else 0)
 
     def units_time(self, i, units, kt, fixed, jsat, rate):
         """kernels/choose.cuh's units_time: units of kt k-tiles of configuration i, one a block."""
