@@ -60,16 +60,15 @@ struct Machine {
     // The rate's factor by wave group (wave_group): 1 unless the model's spec fits them.
     double wave[10] = {1, 1, 1, 1, 1, 1, 1, 1, 1, 1};
 };
-static_assert(sizeof(Machine::wave) / sizeof(double) == 10, "wave_group's ten groups");
 
 // A launch's wave group: the busiest SM's units (busy: 1, 2, 3-4, 5-8, more), plus 5 where it is
 // split. The model's rate takes a factor per group, fitted where the spec asks: launches of few
 // waves, unsplit or split, keep their SMs busy for different shares of their time.
-inline int wave_group(int64_t busy, int splits)
+constexpr int wave_group(int64_t busy, int splits)
 {
-    const int g = busy <= 1 ? 0 : busy == 2 ? 1 : busy <= 4 ? 2 : busy <= 8 ? 3 : 4;
-    return g + (splits > 1 ? 5 : 0);
+    return (busy <= 1 ? 0 : busy == 2 ? 1 : busy <= 4 ? 2 : busy <= 8 ? 3 : 4) + (splits > 1 ? 5 : 0);
 }
+static_assert(wave_group(INT64_MAX, 2) + 1 == sizeof(Machine::wave) / sizeof(double), "a factor per wave group");
 
 // A call's copy class: its transpose pair and whether each operand allows 16-byte copies
 // (aligned16 of its pointer and leading dimension), which decide the kernels' copy paths.

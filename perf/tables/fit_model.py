@@ -96,7 +96,7 @@ def aligned(ld, esize):
     return ld * esize % 16 == 0
 
 
-# The wave groups of wave_group (kernels/choose.cuh's Machine::wave).
+# The wave groups of wave_group (the size of kernels/choose.cuh's Machine::wave).
 WAVE_GROUPS = 10
 
 
